@@ -1,0 +1,49 @@
+"""The ``cardtable`` command line: a thin shell that turns bad input into one clear message.
+
+Each subcommand lives in its own module under :mod:`protocol_runner.commands` and exposes
+``register(subparsers)``; the handler it sets returns an exit code. Expected failures (bad codes,
+unreadable files, missing cameras) are ``ValueError``/``OSError`` subclasses and are printed as
+``cardtable: error: ...`` with exit code 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from protocol_runner import __version__
+
+COMMAND_MODULES = (
+    "simulate",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cardtable",
+        description="Virtual players for real card tables: protocols, camera checks, dashboard.",
+    )
+    parser.add_argument("--version", action="version", version=f"cardtable {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"protocol_runner.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        print("cardtable: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError, LookupError) as exc:
+        print(f"cardtable: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
