@@ -21,11 +21,13 @@ UNO_BLACK = ("W", "+4")
 SUITS = ("S", "H", "D", "C")
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 JOKER = "JK"
+PIPS = range(7)  # a double-six domino set: ends 0 (blank) to 6
 
-Deck = Literal["uno", "standard"]
+Deck = Literal["uno", "standard", "domino"]
 
 _UNO_RE = re.compile(r"^(?P<symbol>[0-9SR]|\+2)(?P<colour>[RYGB])$")
 _STD_RE = re.compile(r"^(?P<rank>A|[2-9]|10|[JQK])(?P<suit>[SHDC])$")
+_DOMINO_RE = re.compile(r"^D(?P<low>[0-6])(?P<high>[0-6])$")
 
 
 class CardCodeError(ValueError):
@@ -47,7 +49,20 @@ class Card:
 
     @property
     def deck(self) -> Deck:
+        if _DOMINO_RE.match(self.code):
+            return "domino"
         return "uno" if _UNO_RE.match(self.code) or self.code in UNO_BLACK else "standard"
+
+    @property
+    def pips(self) -> tuple[int, int] | None:
+        """A domino tile's two ends, smaller first (``D56`` → ``(5, 6)``); ``None`` for cards."""
+        m = _DOMINO_RE.match(self.code)
+        return (int(m["low"]), int(m["high"])) if m else None
+
+    @property
+    def is_doublet(self) -> bool:
+        """A domino tile with the same number on both ends (``D00`` … ``D66``)."""
+        return self.pips is not None and self.pips[0] == self.pips[1]
 
     @property
     def is_black(self) -> bool:
@@ -62,7 +77,8 @@ class Card:
 
     @property
     def symbol(self) -> str:
-        """UNO symbol (``7``, ``S``, ``R``, ``+2``, ``W``, ``+4``); standard rank; ``JK``."""
+        """UNO symbol (``7``, ``S``, ``R``, ``+2``, ``W``, ``+4``); standard rank; ``JK``; a
+        domino tile's own code."""
         if m := _UNO_RE.match(self.code):
             return m["symbol"]
         if m := _STD_RE.match(self.code):
@@ -81,6 +97,8 @@ class Card:
 
 
 def _is_code(code: str) -> bool:
+    if m := _DOMINO_RE.match(code):
+        return m["low"] <= m["high"]
     return bool(_UNO_RE.match(code) or _STD_RE.match(code)) or code in UNO_BLACK or code == JOKER
 
 
@@ -91,10 +109,14 @@ def parse_card(text: str) -> Card:
     code = text.strip().upper()
     if code == BACK:
         raise CardCodeError("BACK is a face-down card, not a face; a card code was expected here")
+    if (m := _DOMINO_RE.match(code)) and m["low"] > m["high"]:
+        raise CardCodeError(
+            f"domino code {text!r} names the larger end first: write D{m['high']}{m['low']}"
+        )
     if not _is_code(code):
         raise CardCodeError(
             f"unknown card code {text!r}: expected e.g. 7R, SY, +2B, W, +4 (UNO), "
-            "AS, 10H, QD (standard) or JK"
+            "AS, 10H, QD (standard), JK, or D56 (domino tile 5–6)"
         )
     return Card(code)
 
@@ -124,6 +146,12 @@ def standard_deck() -> tuple[Card, ...]:
 
 
 @cache
+def domino_set() -> tuple[Card, ...]:
+    """The 28 tiles of a double-six domino set, ``D00`` … ``D66``, each once (smaller end first)."""
+    return tuple(Card(f"D{low}{high}") for low in PIPS for high in PIPS if low <= high)
+
+
+@cache
 def uno_faces() -> tuple[Card, ...]:
     """The 54 distinct UNO faces, in deck order."""
     return tuple(dict.fromkeys(uno_deck()))
@@ -136,6 +164,8 @@ def standard_faces() -> tuple[Card, ...]:
 
 
 def deck_counter(deck: Deck) -> Counter[Card]:
+    if deck == "domino":
+        return Counter(domino_set())
     return Counter(uno_deck() if deck == "uno" else standard_deck())
 
 

@@ -16,7 +16,16 @@ from collections.abc import Sequence
 from protocol_runner import __version__
 
 COMMAND_MODULES = (
+    "enrol",
+    "bench_replay",
+    "demo",
+    "render_video",
+    "replay",
+    "serve",
+    "mat",
     "simulate",
+    "train",
+    "remote",
 )
 
 

@@ -1,0 +1,53 @@
+"""``cardtable train``: rebuild the training renders and retrain the card classifier.
+
+The committed ``models/card_classifier.onnx`` is the output of exactly ``cardtable train`` with
+its defaults (see ``models/README.md``). Intermediate runs go to ``--runs`` (gitignored), never
+into ``models/``. ``--quick`` is a smoke test (tiny data, one epoch) for CI and must not be
+committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+FULL = {"per_class": {"train": 200, "val": 10, "calib": 20}, "epochs": 10}
+QUICK = {"per_class": {"train": 6, "val": 2, "calib": 2}, "epochs": 1}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "train", help="regenerate training renders and retrain the card classifier (needs .[train])"
+    )
+    p.add_argument("--out", type=Path, default=Path("models"), help="where the ONNX model goes")
+    p.add_argument("--runs", type=Path, default=Path("runs"), help="scratch dir for data and runs")
+    p.add_argument("--imgsz", type=int, default=64, help="classifier input size (pixels)")
+    p.add_argument("--epochs", type=int, default=None, help="override the number of epochs")
+    p.add_argument("--workers", type=int, default=2, help="processes for rendering")
+    p.add_argument("--quick", action="store_true", help="tiny smoke-test run (not for committing)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import ultralytics  # noqa: F401
+    except ImportError as exc:
+        raise OSError(
+            "cardtable train needs the training extra: pip install -e '.[train]'"
+        ) from exc
+    from vision.train.classifier import train_classifier
+
+    recipe = QUICK if args.quick else FULL
+    if args.imgsz < 32 or args.imgsz > 256:
+        raise ValueError(f"--imgsz {args.imgsz} out of range: use 32 to 256")
+    args.out.mkdir(parents=True, exist_ok=True)
+    args.runs.mkdir(parents=True, exist_ok=True)
+    meta = train_classifier(
+        args.out, args.runs.resolve(), args.imgsz, recipe["per_class"],
+        args.epochs or recipe["epochs"], workers=args.workers,
+        log=lambda m: print(f"cardtable train: {m}", file=sys.stderr),
+    )
+    print(f"classes {len(meta['classes'])}, temperature {meta['temperature']}, "
+          f"calibration top-1 {meta['calibration']['top1']}")
+    return 0

@@ -1,0 +1,1 @@
+"""Game rules as pure functions on public state: one module per game."""

@@ -1,0 +1,583 @@
+"""The main job: frames (or observation records) → vision → observations → runner, in one thread.
+
+The pipeline owns the order of things. It reads a *timeline* (camera frames, video frames, and the
+records a recording or a script holds: setup, operator events, views), paces it (real time, or as
+fast as possible), and feeds the runner. Everything the dashboard shows comes from
+:meth:`Pipeline.state`, a plain JSON snapshot, and every change is pushed through ``publish``.
+
+Privacy (NOTES.md item 14): while the runner holds a blind window, frames are dropped before any
+processing — not recognised, not drawn, not recorded. The page shows a blank panel instead.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from protocol_runner.cards import BACK, CardCodeError, parse_card, uno_faces
+from protocol_runner.observations import (
+    Event,
+    ObservationError,
+    Record,
+    Setup,
+    View,
+    dumps,
+    read_records,
+)
+
+OPERATOR_EVENTS = {"shuffle_done": "shuffle_done", "undo": "step_undone",
+                   "step_undone": "step_undone", "abort_turn": "abort_turn",
+                   "drew": "drew", "pass": "pass"}
+FRAME_PUSH_INTERVAL = 1 / 12
+"""Seconds between camera JPEGs pushed to the page: enough to look live, cheap on 2 cores."""
+
+
+# ---- the timeline ----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class FrameItem:
+    """A camera image at ``t`` seconds into the source."""
+
+    image: np.ndarray
+    t: float
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordItem:
+    """An observation-format record (setup, view, event) at ``t`` seconds into the source."""
+
+    record: Record
+    t: float
+
+
+Item = FrameItem | RecordItem
+
+
+def records_timeline(path: str | Path, interval: float = 1.0) -> Iterator[RecordItem]:
+    """A script of observation records; records without ``t`` come ``interval`` s apart."""
+    t = 0.0
+    for _, record in read_records(path):
+        rt = getattr(record, "t", None)
+        t = float(rt) if rt is not None else t + (interval if not isinstance(record, Setup) else 0)
+        yield RecordItem(record, t)
+
+
+def video_timeline(frames: Iterable[Any], fps: float,
+                   records: Iterable[RecordItem] = ()) -> Iterator[Item]:
+    """Frames of a video merged with the records of its recording, by time.
+
+    A record at time ``t`` is fed before the first frame whose time is ≥ ``t``: an operator who
+    pressed "shuffle done" at 12.0 s did so before the frame of 12.0 s was taken.
+    """
+    pending = sorted(records, key=lambda r: r.t)
+    i = 0
+    for frame in frames:
+        t = frame.index / fps
+        while i < len(pending) and pending[i].t <= t + 1e-9:
+            yield pending[i]
+            i += 1
+        yield FrameItem(frame.image, t, frame.index)
+    yield from pending[i:]
+
+
+def live_timeline(frames: Iterable[Any]) -> Iterator[Item]:
+    start = None
+    for frame in frames:
+        start = frame.timestamp if start is None else start
+        yield FrameItem(frame.image, frame.timestamp - start, frame.index)
+
+
+# ---- the two stages the pipeline drives --------------------------------------------------------
+
+class Vision(Protocol):
+    """Frames → committed views. ``cards`` are what to draw: dicts with zone, column, row, code,
+    confidence and ``quad`` (4 image points)."""
+
+    def process(self, image: np.ndarray, t: float) -> tuple[View | None, list[dict[str, Any]]]: ...
+
+    def expect(self, hint: dict[str, Any] | None) -> None: ...
+
+    def correct(self, zone: str, column: int, row: int, code: str) -> None: ...
+
+
+class Game(Protocol):
+    """The runner seen from the pipeline (see :mod:`protocol_runner.runner`)."""
+
+    def feed(self, record: Record) -> Any: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class Recorder:
+    """``--record DIR``: the video (never a blind-window frame) and the records, side by side.
+
+    ``events.jsonl`` holds the setup and every operator event with ``t`` = the time in the saved
+    video, so ``cardtable replay DIR`` puts each event back between the same two frames.
+    """
+
+    folder: Path
+    fps: float
+    writer: Any = None
+    frames: int = 0
+    _events: Any = None
+
+    def __post_init__(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._events = open(self.folder / "events.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+
+    @property
+    def t(self) -> float:
+        return self.frames / self.fps
+
+    def frame(self, image: np.ndarray) -> None:
+        import cv2
+
+        if self.writer is None:
+            h, w = image.shape[:2]
+            self.writer = cv2.VideoWriter(str(self.folder / "video.mp4"),
+                                          cv2.VideoWriter_fourcc(*"mp4v"), self.fps, (w, h))
+            if not self.writer.isOpened():
+                raise OSError(f"cannot write a video into {self.folder}")
+        self.writer.write(image)
+        self.frames += 1
+
+    def record(self, record: Record) -> None:
+        data = record.to_json()
+        if data.get("kind") != "view":
+            data["t"] = round(self.t, 4)
+            self._events.write(json.dumps(data, ensure_ascii=False) + "\n")
+            self._events.flush()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.release()
+        self._events.close()
+
+
+# ---- the pipeline ------------------------------------------------------------------------------
+
+@dataclass
+class Pipeline:
+    """Runs a timeline through vision and the runner in a background thread.
+
+    ``make_game(setup)`` builds a runner for a setup (the page can start a new game);
+    ``speed`` is 1.0 for real time, ``None`` for as fast as possible.
+    """
+
+    timeline: Iterable[Item]
+    make_game: Callable[[Setup], Game]
+    vision: Vision | None = None
+    mode: str = "replay"
+    source: str = ""
+    speed: float | None = 1.0
+    recorder: Recorder | None = None
+    publish: Callable[[str | bytes], None] = lambda message: None
+    game: Game | None = None
+    setup_record: Setup | None = None
+
+    frames_seen: int = 0
+    frames_dropped: int = 0
+    frames_processed: int = 0
+    finished: bool = False
+    error: str | None = None
+    last_verdict: dict[str, Any] | None = None
+    timeline_log: list[dict[str, Any]] = field(default_factory=list)
+    cards: list[dict[str, Any]] = field(default_factory=list)
+    frame_size: tuple[int, int] = (1280, 720)
+    t: float = 0.0
+    started_at: float = 0.0
+    commits: list[tuple[float, float, str]] = field(default_factory=list)
+    """(video time, wall clock when its frame was read, instruction after): for bench-replay."""
+    _jpeg: bytes | None = None
+    _last_push: float = 0.0
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+    _state_cache: dict[str, Any] | None = None
+
+    # ---- running ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="cardtable-pipeline", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the timeline to end; ``True`` if it did."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
+
+    def run(self) -> None:
+        """Run in the calling thread (benchmarks, tests)."""
+        self._run()
+
+    def _run(self) -> None:
+        started = self.started_at = time.perf_counter()
+        try:
+            for item in self.timeline:
+                if self._stop.is_set():
+                    break
+                if self.speed:
+                    delay = item.t / self.speed - (time.perf_counter() - started)
+                    if delay > 0 and self._stop.wait(delay):
+                        break
+                self.t = item.t
+                if isinstance(item, RecordItem):
+                    with self._lock:
+                        self._feed(item.record)
+                else:
+                    self._frame(item)
+        except (OSError, ValueError) as exc:
+            self.error = f"the {self.mode} stopped: {exc}"
+        finally:
+            self.finished = True
+            if self.recorder is not None:
+                self.recorder.close()
+            self._changed()
+
+    def _frame(self, item: FrameItem) -> None:
+        read_at = time.perf_counter()
+        self.frames_seen += 1
+        with self._lock:
+            blind = self.blind
+        if blind:
+            # NOTES.md item 14: no recognition, no drawing, no recording of a shuffle.
+            self.frames_dropped += 1
+            self._jpeg = None
+            return
+        if self.recorder is not None:
+            self.recorder.frame(item.image)
+        self.frame_size = (int(item.image.shape[1]), int(item.image.shape[0]))
+        view, cards = (None, []) if self.vision is None else self.vision.process(item.image, item.t)
+        self.frames_processed += 1
+        self.cards = [_normalise_card(c, self.frame_size) for c in cards]
+        with self._lock:
+            if view is not None:
+                self._feed(view)
+                text = (self._runner_state().get("instruction") or {}).get("text", "")
+                self.commits.append((item.t, read_at, text))
+        now = time.perf_counter()
+        if view is not None or now - self._last_push >= FRAME_PUSH_INTERVAL:
+            self._last_push = now
+            self._jpeg = self._annotate(item.image, cards)
+            self.publish(self._jpeg)
+
+    # ---- feeding the runner ----------------------------------------------------------------
+
+    def _feed(self, record: Record) -> dict[str, Any]:
+        """Feed one record; every error the runner raises for bad input is shown, not fatal."""
+        if isinstance(record, Setup):
+            self.setup_record = record
+            self.game = self.make_game(record)
+            self.timeline_log.append({"text": f"new game: {_players_text(record)}", "ok": True})
+            if self.recorder is not None:
+                self.recorder.record(record)
+            self._expect()
+            self._changed()
+            return {"ok": True, "message": "new game set up"}
+        if self.game is None:
+            raise ObservationError("no game is set up yet: start one from the page (New game…)")
+        if self.recorder is not None:
+            self.recorder.record(record)
+        result = self.game.feed(record)
+        verdict = _verdict_of(result)
+        if verdict is not None:
+            self.last_verdict = verdict
+            self.timeline_log.append({**verdict, "turn": self._turn()})
+        self._expect()
+        self._changed()
+        return {"ok": verdict is None or verdict.get("ok", True),
+                "message": verdict.get("text", "") if verdict else ""}
+
+    def _expect(self) -> None:
+        if self.vision is not None and self.game is not None:
+            self.vision.expect(self.game.state().get("expectation"))
+
+    def _turn(self) -> int | None:
+        return self._runner_state().get("turn_number")
+
+    def _runner_state(self) -> dict[str, Any]:
+        return self.game.state() if self.game is not None else {}
+
+    def _changed(self) -> None:
+        self._state_cache = None
+        self.publish(json.dumps({"type": "state", "state": self.state()}))
+
+    def feed_record(self, record: Record) -> dict[str, Any]:
+        """Feed a record from outside the timeline (a setup given on the command line)."""
+        with self._lock:
+            return self._feed(record)
+
+    def summary(self) -> str:
+        """One line for the terminal when the dashboard stops."""
+        ok = sum(1 for v in self.timeline_log if v.get("ok") is True)
+        bad = sum(1 for v in self.timeline_log if v.get("ok") is False)
+        game = (self._runner_state().get("game") or {})
+        end = f", winner {game['winner']}" if game.get("winner") else ""
+        return (f"cardtable: {self.frames_seen} frames ({self.frames_dropped} dropped unseen in "
+                f"blind windows), {ok} steps ✓, {bad} deviations{end}"
+                + (f"; {self.error}" if self.error else ""))
+
+    # ---- what the page asks ---------------------------------------------------------------
+
+    @property
+    def blind(self) -> bool:
+        return bool(self._runner_state().get("blind"))
+
+    def state(self) -> dict[str, Any]:
+        with self._lock:
+            runner = self._runner_state()
+            return {
+                "status": {
+                    "mode": self.mode, "source": self.source, "frame": self.frames_seen,
+                    "t": round(self.t, 2), "blind": bool(runner.get("blind")),
+                    "finished": self.finished, "error": self.error,
+                    "frames_dropped": self.frames_dropped,
+                },
+                "instruction": runner.get("instruction"),
+                "verdict": self.last_verdict,
+                "game": runner.get("game"),
+                "timeline": self.timeline_log[-300:],
+                "cards": [] if runner.get("blind") else self.cards,
+                "codes": CORRECTION_CODES,
+            }
+
+    def _annotate(self, image: np.ndarray, cards: list[dict[str, Any]]) -> bytes:
+        """The camera view with what was read drawn on it, and the instruction's cells lit."""
+        instruction = self._runner_state().get("instruction") or {}
+        lit = {(c.get("zone"), c.get("column"), c.get("row"))
+               for c in instruction.get("highlight") or []}
+        lit_columns = {(c.get("zone"), c.get("column")) for c in instruction.get("highlight") or []
+                       if c.get("row") is None}
+        return encode_jpeg(draw_cards(image, cards, lit, lit_columns))
+
+    def latest_jpeg(self) -> bytes | None:
+        return None if self.blind else self._jpeg
+
+    def operator_event(self, kind: str) -> dict[str, Any]:
+        name = OPERATOR_EVENTS.get(kind)
+        if name is None:
+            raise ObservationError(f"unknown button {kind!r}: one of {', '.join(OPERATOR_EVENTS)}")
+        with self._lock:
+            out = self._feed(Event(event=name))  # type: ignore[arg-type]
+            return {**out, "state": self.state()}
+
+    def correct(self, zone: str, column: int, row: int, code: str) -> dict[str, Any]:
+        code = code.strip().upper()
+        if code != BACK:
+            try:
+                code = parse_card(code).code
+            except CardCodeError as exc:
+                raise ObservationError(f"cannot correct to {code!r}: {exc}") from None
+        if zone not in ("work", "side", "discard"):
+            raise ObservationError(f"unknown zone {zone!r}: work, side or discard")
+        with self._lock:
+            if self.vision is not None:
+                self.vision.correct(zone, column, row, code)
+            out = self._feed(Event(event="card_corrected", zone=zone, column=column, row=row,
+                                   code=code))
+            return {**out, "state": self.state()}
+
+    def setup(self, config: dict[str, Any]) -> dict[str, Any]:
+        from protocol_runner.observations import from_json
+
+        players = config.get("players")
+        if not isinstance(players, list):
+            raise ObservationError("set-up needs a list of players")
+        record = from_json({
+            "v": 1, "kind": "setup", "game": config.get("game", "uno"),
+            "players": [{"name": str(p.get("name", "")).strip(), "type": p.get("kind", "human")}
+                        for p in players if isinstance(p, dict)],
+            "helper_deck": {k: v for k, v in (config.get("helper_deck") or {}).items() if v},
+        })
+        with self._lock:
+            out = self._feed(record)
+            return {**out, "state": self.state()}
+
+    def setup_options(self) -> dict[str, Any]:
+        current = self.setup_record
+        players = ([{"name": p.name, "kind": "virtual" if p.virtual else "human"}
+                    for p in current.players] if current else
+                   [{"name": "Ann", "kind": "human"}, {"name": "Bob", "kind": "human"},
+                    {"name": "V1", "kind": "virtual"}, {"name": "V2", "kind": "virtual"}])
+        return {"games": ["uno"], "config": {"game": "uno", "players": players},
+                "helpers": helper_list(len(players) + 1)}
+
+
+    def setup_helpers(self, config: dict[str, Any]) -> dict[str, Any]:
+        players = config.get("players") or []
+        mapping = {k: str(v) for k, v in (config.get("helper_deck") or {}).items() if v}
+        return {"helpers": helper_list(len(players) + 1, mapping)}
+
+
+CORRECTION_CODES = [c.code for c in uno_faces()] + [BACK]
+
+
+def helper_list(groups: int, mapping: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The helper cards to prepare: α, β and one θ per owner group, with how many copies.
+
+    The card selection protocol on k cards uses k θ's, k validity pairs and 4 lottery cards
+    (NOTES.md item 4); counts are for the largest k of a UNO game (107: every card but the top
+    discard), spread over the groups as the protocol's Step 1 would need at worst.
+    """
+    from protocol_runner.helpers import ALPHA, BETA, HelperDeck, default_uno_helper_deck, theta
+
+    base = default_uno_helper_deck(groups).to_mapping()
+    deck = HelperDeck.from_mapping({**base, **(mapping or {})})
+    k = 107
+    rows = [{"role": "alpha", "label": "α", "face": deck.card(ALPHA).code, "copies": k + 2},
+            {"role": "beta", "label": "β", "face": deck.card(BETA).code, "copies": k + 2}]
+    for i in range(1, groups + 1):
+        rows.append({"role": f"theta{i}", "label": f"θ{i}", "face": deck.card(theta(i)).code,
+                     "copies": k})
+    return rows
+
+
+def _players_text(setup: Setup) -> str:
+    return ", ".join(f"{p.name} ({'virtual' if p.virtual else 'human'})" for p in setup.players)
+
+
+def _verdict_of(result: Any) -> dict[str, Any] | None:
+    """The runner's answer to one record, as the page's verdict: ok, text, recover."""
+    if result is None:
+        return None
+    if isinstance(result, dict):
+        return result
+    return {"ok": bool(getattr(result, "ok", True)), "text": str(getattr(result, "text", result)),
+            "recover": getattr(result, "recover", None)}
+
+
+def _normalise_card(card: dict[str, Any], size: tuple[int, int]) -> dict[str, Any]:
+    w, h = size
+    quad = card.get("quad")
+    out = {k: v for k, v in card.items() if k != "quad"}
+    if quad is not None:
+        out["quad"] = [[round(float(x) / w, 4), round(float(y) / h, 4)] for x, y in quad]
+    return out
+
+
+def draw_cards(image: np.ndarray, cards: list[dict[str, Any]],
+               lit: set[tuple[Any, Any, Any]] = frozenset(),  # type: ignore[assignment]
+               lit_columns: set[tuple[Any, Any]] = frozenset()) -> np.ndarray:  # type: ignore[assignment]
+    """Outline every card read (green; amber when unsure), its code, its column number on top."""
+    import cv2
+
+    out = image.copy()
+    scale = max(out.shape[1] / 1280, 0.5)
+    tops: dict[tuple[str, int], tuple[float, float]] = {}
+    for card in cards:
+        quad = np.asarray(card["quad"], np.float32).reshape(-1, 1, 2).astype(np.int32)
+        key = (card.get("zone"), card.get("column"), card.get("row"))
+        hot = key in lit or key[:2] in lit_columns
+        colour = (0, 215, 255) if hot else (
+            (80, 220, 80) if card.get("confidence", 1.0) >= 0.8 else (0, 160, 255))
+        cv2.polylines(out, [quad], True, colour, max(1, int((4 if hot else 2) * scale)))
+        x, y = quad[:, 0, 0].mean(), quad[:, 0, 1].mean()
+        _label(out, str(card.get("code", "?")), (x, y), colour, scale)
+        if card.get("column") is not None:
+            top = (float(x), float(quad[:, 0, 1].min()))
+            k = (str(card.get("zone")), int(card["column"]))
+            if k not in tops or top[1] < tops[k][1]:
+                tops[k] = top
+    for (zone, column), (x, y) in tops.items():
+        _label(out, f"{column}" if zone == "work" else f"{zone[0]}{column}", (x, y - 14 * scale),
+               (255, 255, 255), scale * 0.9)
+    return out
+
+
+def _label(image: np.ndarray, text: str, centre: tuple[float, float], colour: tuple[int, int, int],
+           scale: float) -> None:
+    import cv2
+
+    font, size, thick = cv2.FONT_HERSHEY_SIMPLEX, 0.55 * scale, max(1, int(2 * scale))
+    (w, h), _ = cv2.getTextSize(text, font, size, thick)
+    x, y = int(centre[0] - w / 2), int(centre[1] + h / 2)
+    cv2.rectangle(image, (x - 3, y - h - 4), (x + w + 3, y + 4), (0, 0, 0), -1)
+    cv2.putText(image, text, (x, y), font, size, colour, thick, cv2.LINE_AA)
+
+
+def encode_jpeg(image: np.ndarray, quality: int = 70) -> bytes:
+    import cv2
+
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise OSError("could not encode the camera view as JPEG")
+    return data.tobytes()
+
+
+def dump_records(records: Iterable[Record]) -> str:
+    return "".join(dumps(r) + "\n" for r in records)
+
+
+# ---- wiring: what the commands start -----------------------------------------------------------
+
+def open_recording(path: str | Path, events: str | Path | None = None, speed: float | None = 1.0,
+                   journal: str | Path | None = None, record: str | Path | None = None
+                   ) -> Pipeline:
+    """A pipeline over a recording folder, a video file (+ events) or an observations file."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such recording, video or observations file")
+    recorder = Recorder(Path(record), fps=10.0) if record else None
+    if path.is_file() and path.suffix.lower() in (".jsonl", ".ndjson"):
+        return Pipeline(records_timeline(path), make_game(journal), vision=None,
+                        mode="replay", source=path.name, speed=speed, recorder=recorder)
+    video = path / "video.mp4" if path.is_dir() else path
+    if not video.is_file():
+        raise FileNotFoundError(f"{path}: holds no video.mp4; give a recording folder, a video "
+                                "or an observations file")
+    events_path = Path(events) if events else video.with_name("events.jsonl")
+    if not events_path.is_file():
+        raise FileNotFoundError(f"{events_path}: the recording's events (setup, shuffle done…) "
+                                "are missing; give them with --events")
+    from vision.sources import video_file_frames
+
+    fps = video_fps(video)
+    records = list(records_timeline(events_path, interval=0.0))
+    if not records or not isinstance(records[0].record, Setup):
+        raise ObservationError(f"{events_path}: the first record must be the game's setup")
+    return Pipeline(video_timeline(video_file_frames(video), fps, records), make_game(journal),
+                    vision=vision_stage(), mode="replay",
+                    source=path.name if path.is_dir() else video.name, speed=speed,
+                    recorder=recorder)
+
+
+def video_fps(path: Path) -> float:
+    import cv2
+
+    cap = cv2.VideoCapture(str(path))
+    try:
+        fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
+    finally:
+        cap.release()
+    return fps if 1.0 <= fps <= 240.0 else 10.0
+
+
+def make_game(journal: str | Path | None) -> Callable[[Setup], Game]:
+    """The runner factory: a new game (and journal) for each setup."""
+
+    def build(setup: Setup) -> Game:
+        from protocol_runner.runner import GameRunner
+
+        return RunnerGame(GameRunner.start(setup, journal=journal))
+
+    return build
+
+
+def vision_stage() -> Vision:
+    return CameraVision()

@@ -1,0 +1,291 @@
+// The dashboard page: renders the pipeline's JSON view, sends button presses, and keeps a
+// WebSocket open, reconnecting by itself (and re-fetching the state) after a server restart.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const token = new URLSearchParams(location.search).get("token");
+const SVG = "http://www.w3.org/2000/svg";
+let view = null;          // last state received
+let selected = null;      // the card clicked for correction
+let frameUrl = null;      // object URL of the camera JPEG shown
+let socket = null;
+let retryMs = 500;
+
+function api(path, options = {}) {
+  const headers = { "Content-Type": "application/json", ...(options.headers || {}) };
+  if (token) headers["X-Cardtable-Token"] = token;
+  return fetch(path, { ...options, headers }).then(async (r) => {
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(body.detail || body.error || `${r.status} ${r.statusText}`);
+    return body;
+  });
+}
+
+function el(tag, attrs = {}, text) {
+  const ns = ["svg", "rect", "text", "polygon", "circle", "ellipse", "g", "line", "path"].includes(tag);
+  const node = ns ? document.createElementNS(SVG, tag) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function chip(code) {
+  const c = el("span", { class: "chip" }, code);
+  const colour = code === "W" || code === "+4" ? "K" : code.slice(-1);
+  if ("RYGB".includes(colour) && !/^(10|[2-9AJQK])[SHDC]$/.test(code)) c.classList.add(colour);
+  if (colour === "K") c.classList.add("K");
+  return c;
+}
+
+// ---- connection -------------------------------------------------------------------------
+function connect() {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const url = `${proto}://${location.host}/ws${token ? `?token=${encodeURIComponent(token)}` : ""}`;
+  socket = new WebSocket(url);
+  socket.binaryType = "blob";
+  socket.onopen = () => {
+    retryMs = 500;
+    $("conn").textContent = "live";
+    $("conn").className = "conn up";
+    api("/api/state").then(render).catch(() => {});
+  };
+  socket.onmessage = (ev) => {
+    if (typeof ev.data === "string") {
+      const msg = JSON.parse(ev.data);
+      if (msg.type === "state") render(msg.state);
+    } else {
+      showFrame(ev.data);
+    }
+  };
+  socket.onclose = () => {
+    $("conn").textContent = "reconnecting…";
+    $("conn").className = "conn down";
+    setTimeout(connect, retryMs);
+    retryMs = Math.min(retryMs * 2, 4000);
+  };
+}
+
+function showFrame(blob) {
+  const url = URL.createObjectURL(blob);
+  const img = $("camera");
+  img.onload = () => { if (frameUrl && frameUrl !== url) URL.revokeObjectURL(frameUrl); frameUrl = url; };
+  img.src = url;
+  $("no-frame").hidden = true;
+}
+
+// ---- rendering --------------------------------------------------------------------------
+function render(state) {
+  view = state;
+  const s = state.status || {};
+  $("source").textContent = s.source ? `${s.mode} · ${s.source}` : (s.mode || "");
+  $("frame-info").textContent = s.frame != null ? `frame ${s.frame}${s.finished ? " · ended" : ""}` : "";
+  const ins = state.instruction;
+  const parts = [];
+  if (ins && ins.step != null) parts.push(`step ${ins.step} of ${ins.steps}`);
+  if (state.game && state.game.turn != null) parts.push(`turn ${state.game.turn}`);
+  $("place").textContent = parts.join(", ");
+  $("instruction").textContent = ins ? ins.text : (s.finished ? "The recording has ended." : "–");
+  $("blind").hidden = !s.blind;
+  if (s.blind && ins) $("blind-reason").textContent = ins.text;
+  renderDiagram(ins);
+  renderVerdict(state.verdict);
+  renderCards(state.cards || []);
+  renderGame(state.game);
+  renderTimeline(state.timeline || []);
+  $("btn-shuffle").disabled = !s.blind;
+  $("codes").replaceChildren(...(state.codes || []).map((c) => el("option", { value: c })));
+  if (s.error) $("message").textContent = s.error;
+}
+
+function renderDiagram(ins) {
+  const svg = $("diagram");
+  svg.replaceChildren();
+  const d = ins && ins.diagram;
+  if (!d || !d.columns) return;
+  const box = svg.getBoundingClientRect();
+  const W = Math.max(box.width, 300), H = Math.max(box.height, 120);
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const cols = d.columns, rows = Math.max(d.rows || 1, 1);
+  const cw = Math.min(44, (W - 10) / cols - 4), ch = Math.min(cw * 1.45, (H - 22) / rows - 4);
+  const x0 = (W - cols * (cw + 4)) / 2;
+  const labels = new Map((d.cells || []).map((c) => [`${c.column},${c.row}`, c]));
+  for (let c = 0; c < cols; c++) {
+    svg.append(el("text", { x: x0 + c * (cw + 4) + cw / 2, y: 12, class: "colno" }, String(c + 1)));
+    for (let r = 0; r < rows; r++) {
+      const cell = labels.get(`${c + 1},${r + 1}`);
+      const x = x0 + c * (cw + 4), y = 18 + r * (ch + 4);
+      svg.append(el("rect", { x, y, width: cw, height: ch, rx: 3, class: `cell${cell && cell.highlight ? " hl" : ""}` }));
+      if (cell && cell.label) svg.append(el("text", { x: x + cw / 2, y: y + ch / 2 + 4 }, cell.label));
+    }
+  }
+}
+
+function renderVerdict(v) {
+  const box = $("verdict");
+  box.replaceChildren();
+  box.className = "verdict";
+  if (!v) return;
+  if (v.ok) {
+    box.classList.add("ok");
+    box.textContent = `✓ ${v.text || "as expected"}`;
+  } else {
+    box.classList.add("bad");
+    box.append(el("div", { class: "what" }, `✗ ${v.text}`));
+    if (v.recover) box.append(el("div", { class: "fix" }, v.recover));
+  }
+}
+
+function renderCards(cards) {
+  const svg = $("card-hits");
+  svg.replaceChildren();
+  for (const card of cards) {
+    if (!card.quad) continue;
+    const poly = el("polygon", { points: card.quad.map((p) => p.join(",")).join(" ") });
+    poly.append(el("title", {}, `${card.code} (${card.zone} column ${card.column}, row ${card.row})`));
+    if (selected && selected.zone === card.zone && selected.column === card.column && selected.row === card.row)
+      poly.classList.add("selected");
+    poly.addEventListener("click", () => { selected = card; openCorrect(); });
+    svg.append(poly);
+  }
+}
+
+function renderGame(game) {
+  const svg = $("table");
+  svg.replaceChildren();
+  const facts = $("game-facts");
+  facts.replaceChildren();
+  if (!game) return;
+  svg.append(el("ellipse", { cx: 0, cy: 0, rx: 105, ry: 70, class: "felt" }));
+  const players = game.players || [];
+  players.forEach((p, i) => {
+    const a = Math.PI / 2 + (2 * Math.PI * i) / Math.max(players.length, 1);
+    const x = 128 * Math.cos(a), y = 92 * Math.sin(a);
+    const g = el("g", { transform: `translate(${x.toFixed(1)},${y.toFixed(1)})` });
+    const cls = ["seat", p.current ? "current" : "", p.winner ? "winner" : ""].join(" ");
+    g.append(el("rect", { x: -30, y: -22, width: 60, height: 44, rx: 8, class: cls }));
+    g.append(el("text", { y: -9 }, p.name));
+    g.append(el("text", { y: 8, class: "hand" }, p.hand != null ? String(p.hand) : "?"));
+    g.append(el("text", { y: 18, class: "kind" }, p.kind === "virtual" ? "virtual" : "human"));
+    svg.append(g);
+  });
+  if (game.discard && game.discard.length) {
+    const top = game.discard[game.discard.length - 1];
+    svg.append(el("rect", { x: -16, y: -24, width: 32, height: 46, rx: 4, fill: "#f4f4f4" }));
+    svg.append(el("text", { y: 4, fill: "#111", style: "fill:#111;font-weight:700;font-size:13px" }, top));
+  }
+  if (game.direction != null)
+    svg.append(el("text", { y: 40 }, game.direction > 0 ? "↻ clockwise" : "↺ anticlockwise"));
+  const add = (k, v) => { facts.append(el("dt", {}, k)); const dd = el("dd"); typeof v === "string" ? (dd.textContent = v) : dd.append(...v); facts.append(dd); };
+  if (game.name) add("game", game.name);
+  if (game.discard) add("discard", game.discard.slice(-6).map(chip));
+  if (game.colour) add("colour in force", [chip(game.colour)]);
+  const cur = players.find((p) => p.current);
+  if (cur) add("whose turn", cur.name);
+  if (game.deck != null) add("unplayed deck", String(game.deck));
+  if (game.winner) add("winner", game.winner);
+}
+
+function renderTimeline(items) {
+  const list = $("timeline");
+  const atBottom = list.scrollTop === 0;
+  list.replaceChildren(...items.slice(-200).reverse().map((t) => {
+    const li = el("li", { class: t.ok === false ? "bad" : (t.ok ? "ok" : "") },
+      `${t.turn != null ? `turn ${t.turn} · ` : ""}${t.text}`);
+    return li;
+  }));
+  if (atBottom) list.scrollTop = 0;
+}
+
+// ---- buttons ----------------------------------------------------------------------------
+function say(text) { $("message").textContent = text; }
+
+for (const btn of document.querySelectorAll("button[data-event]")) {
+  btn.addEventListener("click", () => {
+    if (btn.dataset.event === "abort_turn" && !confirm("Abort this turn? The table puts every card back.")) return;
+    api(`/api/event/${btn.dataset.event}`, { method: "POST" })
+      .then((r) => { say(r.message || ""); if (r.state) render(r.state); })
+      .catch((e) => say(e.message));
+  });
+}
+
+function openCorrect() {
+  renderCards(view ? view.cards || [] : []);
+  $("correct-where").textContent = selected
+    ? `${selected.zone}, column ${selected.column}, row ${selected.row}: the camera read ${selected.code}`
+    : "Click a card in the camera view first.";
+  $("correct-code").value = "";
+  $("correct-error").textContent = "";
+  $("correct-dialog").showModal();
+  $("correct-code").focus();
+}
+$("btn-correct").addEventListener("click", openCorrect);
+$("correct-cancel").addEventListener("click", () => $("correct-dialog").close());
+$("correct-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  if (!selected) { $("correct-error").textContent = "click a card in the camera view first"; return; }
+  const body = { zone: selected.zone, column: selected.column, row: selected.row, code: $("correct-code").value };
+  api("/api/correct", { method: "POST", body: JSON.stringify(body) })
+    .then((r) => { $("correct-dialog").close(); selected = null; say(r.message || "corrected"); if (r.state) render(r.state); })
+    .catch((e) => { $("correct-error").textContent = e.message; });
+});
+
+// ---- set-up -----------------------------------------------------------------------------
+let options = null;
+function playerRow(kind, name) {
+  const li = el("li");
+  const input = el("input", { value: name, "aria-label": "player name" });
+  const sel = el("select", { "aria-label": "player kind" });
+  for (const k of ["human", "virtual"]) { const o = el("option", { value: k }, k); if (k === kind) o.selected = true; sel.append(o); }
+  const rm = el("button", { type: "button" }, "×");
+  rm.addEventListener("click", () => { li.remove(); refreshHelpers(); });
+  sel.addEventListener("change", refreshHelpers);
+  li.append(input, sel, rm);
+  return li;
+}
+function setupConfig() {
+  const players = [...$("setup-players").children].map((li) => ({
+    name: li.querySelector("input").value, kind: li.querySelector("select").value }));
+  const helper = {};
+  for (const row of $("helper-table").tBodies[0].rows) helper[row.dataset.role] = row.querySelector("input").value;
+  return { game: $("setup-game").value, players, helper_deck: helper };
+}
+function refreshHelpers() {
+  if (!options) return;
+  const cfg = setupConfig();
+  api("/api/setup/helpers", { method: "POST", body: JSON.stringify(cfg) })
+    .then((r) => fillHelpers(r.helpers))
+    .catch((e) => { $("setup-error").textContent = e.message; });
+}
+function fillHelpers(helpers) {
+  const body = $("helper-table").tBodies[0];
+  body.replaceChildren(...helpers.map((h) => {
+    const tr = el("tr", { "data-role": h.role });
+    tr.append(el("td", {}, h.label));
+    const td = el("td"); td.append(el("input", { value: h.face, size: 4 })); tr.append(td);
+    tr.append(el("td", {}, String(h.copies)));
+    tr.querySelector("input").addEventListener("change", refreshHelpers);
+    return tr;
+  }));
+}
+$("open-setup").addEventListener("click", () => {
+  api("/api/setup").then((o) => {
+    options = o;
+    $("setup-game").replaceChildren(...o.games.map((g) => el("option", { value: g }, g)));
+    $("setup-players").replaceChildren(...o.config.players.map((p) => playerRow(p.kind, p.name)));
+    fillHelpers(o.helpers);
+    $("setup-error").textContent = "";
+    $("setup-dialog").showModal();
+  }).catch((e) => say(e.message));
+});
+$("add-human").addEventListener("click", () => { $("setup-players").append(playerRow("human", `Player ${$("setup-players").children.length + 1}`)); refreshHelpers(); });
+$("add-virtual").addEventListener("click", () => { $("setup-players").append(playerRow("virtual", `Virtual ${$("setup-players").children.length + 1}`)); refreshHelpers(); });
+$("setup-cancel").addEventListener("click", () => $("setup-dialog").close());
+$("setup-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  api("/api/setup", { method: "POST", body: JSON.stringify(setupConfig()) })
+    .then((r) => { $("setup-dialog").close(); say(r.message || "new game set up"); if (r.state) render(r.state); })
+    .catch((e) => { $("setup-error").textContent = e.message; });
+});
+
+window.addEventListener("resize", () => view && renderDiagram(view.instruction));
+connect();

@@ -1,0 +1,117 @@
+"""The committed ONNX classifier reads rendered cards, and refuses bad input with clear errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.classifier import DEFAULT_MODEL, CardClassifier, ClassifierError, white_balance
+from vision.synth.crops import training_crop
+from vision.synth.faces import ALL_FACE_CODES, UNO_FACE_CODES, canonical_face
+
+
+@pytest.fixture(scope="module")
+def clf() -> CardClassifier:
+    return CardClassifier.load(DEFAULT_MODEL)
+
+
+def test_classes_are_every_face_and_back(clf: CardClassifier) -> None:
+    assert set(ALL_FACE_CODES) <= set(clf.classes)
+    assert clf.input_size >= 32 and clf.temperature > 0
+
+
+def test_canonical_uno_faces_read_right(clf: CardClassifier) -> None:
+    codes = list(UNO_FACE_CODES) + ["BACK"]
+    got = [c for c, _ in clf.classify([canonical_face(c, (160, 240)) for c in codes])]
+    right = sum(g == c for g, c in zip(got, codes, strict=True))
+    assert right >= len(codes) - 2, [(c, g) for c, g in zip(codes, got, strict=True) if c != g]
+
+
+def test_unseen_augmented_renders_mostly_right(clf: CardClassifier) -> None:
+    # seeds outside the training seed space ([split, class, i] with split 1-3)
+    codes = list(ALL_FACE_CODES)
+    crops = [training_crop(c, np.random.default_rng([77, i]), 96) for i, c in enumerate(codes)]
+    got = [c for c, _ in clf.classify(crops)]
+    acc = np.mean([g == c for g, c in zip(got, codes, strict=True)])
+    assert acc >= 0.8, acc
+
+
+def test_probabilities_are_calibrated_rows(clf: CardClassifier) -> None:
+    crops = [canonical_face("7R", (100, 150)), canonical_face("QH", (100, 150), deck="standard")]
+    p = clf.predict(crops)
+    assert p.shape == (2, len(clf.classes))
+    assert np.allclose(p.sum(1), 1.0, atol=1e-5)
+    assert clf.classes[int(p[0].argmax())] == "7R"
+
+
+def test_landscape_crop_is_turned(clf: CardClassifier) -> None:
+    face = cv2.rotate(canonical_face("+2G", (120, 180)), cv2.ROTATE_90_CLOCKWISE)
+    assert clf.classify([face])[0][0] == "+2G"
+
+
+def test_embeddings_are_unit_vectors(clf: CardClassifier) -> None:
+    e = clf.embed([canonical_face("3B", (80, 120)), canonical_face("W", (80, 120))])
+    assert e.shape[0] == 2 and np.allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_batch(clf: CardClassifier) -> None:
+    assert clf.predict([]).shape == (0, len(clf.classes))
+
+
+def test_white_balance_removes_a_colour_cast() -> None:
+    face = canonical_face("5G", (64, 64)).astype(np.float32)
+    tinted = np.clip(face * [1.3, 0.9, 0.6], 0, 255).astype(np.uint8)  # BGR: bluish light
+    border = white_balance(tinted)[2:5, 10:50].reshape(-1, 3).mean(0)
+    assert border.max() - border.min() < 12, border
+
+
+@pytest.mark.parametrize(
+    ("crop", "message"),
+    [
+        (np.zeros((96, 64), np.uint8), "expected a BGR image"),
+        (np.zeros((8, 8, 3), np.uint8), "too small"),
+        (np.zeros((96, 64, 3), np.float32), "uint8"),
+        ("card.png", "expected a BGR image"),
+        (None, "expected a BGR image"),
+    ],
+)
+def test_bad_crops_are_refused(clf: CardClassifier, crop: object, message: str) -> None:
+    with pytest.raises(ClassifierError, match=message):
+        clf.predict([crop])  # type: ignore[list-item]
+
+
+def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ClassifierError, match="cardtable train"):
+        CardClassifier.load(tmp_path / "nope.onnx")
+
+
+@pytest.mark.parametrize("meta", ['{"classes": ["7R"]}', "not json", '{"input_size": 64}'])
+def test_bad_metadata_is_a_clear_error(tmp_path: Path, meta: str) -> None:
+    model = tmp_path / "m.onnx"
+    shutil.copy(DEFAULT_MODEL, model)
+    model.with_suffix(".json").write_text(meta)
+    with pytest.raises(ClassifierError, match="metadata"):
+        CardClassifier.load(model)
+
+
+def test_class_count_mismatch_is_caught(tmp_path: Path) -> None:
+    model = tmp_path / "m.onnx"
+    shutil.copy(DEFAULT_MODEL, model)
+    meta = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    meta["classes"] = meta["classes"][:-1]
+    model.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(ClassifierError, match="outputs"):
+        CardClassifier.load(model)
+
+
+def test_corrupt_model_is_a_clear_error(tmp_path: Path) -> None:
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"not an onnx model")
+    shutil.copy(DEFAULT_MODEL.with_suffix(".json"), model.with_suffix(".json"))
+    with pytest.raises(ClassifierError, match="cannot load"):
+        CardClassifier.load(model)

@@ -1,0 +1,162 @@
+"""Card classifier at run time: a rectified card crop in, calibrated class probabilities out.
+
+The network (trained by ``vision/train``, exported to ONNX) sees every crop the same way it saw
+its training renders: resized to a small square and *white-balanced by the card's own border*.
+WHY the border: every UNO and standard card has a white margin, a free white reference in every
+photo; dividing by it removes most of the lighting's colour cast, which otherwise decides whether
+a red card reads as yellow (the renders-only probe of issue 5 got card colours right on only
+51-88% of real photos). Runs on onnxruntime only: no torch, no ultralytics.
+
+The model's sidecar JSON (``card_classifier.json`` beside ``card_classifier.onnx``) holds the class
+list (data-driven: new classes such as domino tiles come with a retrained model, not code), the
+input size and the softmax temperature fitted on held-out renders.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"
+WHITE_TARGET = 235.0
+MIN_CROP = 12
+
+
+class ClassifierError(ValueError):
+    """A model that cannot be loaded, or a crop that cannot be classified."""
+
+
+def _check_crop(crop: Any, i: int) -> np.ndarray:
+    if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3:
+        shape = getattr(crop, "shape", type(crop).__name__)
+        raise ClassifierError(f"crop {i}: expected a BGR image of shape (H, W, 3), got {shape}")
+    if min(crop.shape[:2]) < MIN_CROP:
+        raise ClassifierError(
+            f"crop {i}: {crop.shape[1]}x{crop.shape[0]} pixels is too small to read a card; "
+            f"give at least {MIN_CROP}x{MIN_CROP}"
+        )
+    if crop.dtype != np.uint8:
+        raise ClassifierError(f"crop {i}: expected uint8 pixels, got {crop.dtype}")
+    return crop
+
+
+def white_balance(img: np.ndarray, band: tuple[float, float] = (0.03, 0.1)) -> np.ndarray:
+    """Scale each channel so the card's border (a ring ``band`` of the crop's size in from its
+    edge) becomes white. The brightest 60% of the ring is used so that a sliver of table inside
+    the crop, a rounded corner or a finger does not pull the reference down."""
+    h, w = img.shape[:2]
+    m = min(h, w)
+    a, b = max(1, int(round(band[0] * m))), max(2, int(round(band[1] * m)))
+    ring = np.zeros((h, w), bool)
+    ring[a:h - a, a:w - a] = True
+    ring[b:h - b, b:w - b] = False
+    px = img[ring].astype(np.float32)
+    lum = px.sum(1)
+    bright = px[lum >= np.percentile(lum, 40)]
+    ref = np.median(bright, axis=0)
+    gain = np.clip(WHITE_TARGET / np.maximum(ref, 1.0), 0.6, 4.0)
+    # keep the colour correction moderate: a border can be tinted by a coloured glare
+    grey = float(np.clip(WHITE_TARGET / max(ref.mean(), 1.0), 0.6, 4.0))
+    gain = np.clip(gain, grey * 0.7, grey * 1.4)
+    return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def preprocess_crop(crop: np.ndarray, size: int) -> np.ndarray:
+    """A BGR card crop as the network sees it: portrait, ``size``×``size``, white-balanced (BGR).
+
+    Landscape crops are turned a quarter to portrait (a rectifier may hand over either)."""
+    if crop.shape[1] > crop.shape[0] * 1.15:
+        crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
+    interp = cv2.INTER_AREA if min(crop.shape[:2]) > size else cv2.INTER_LINEAR
+    small = cv2.resize(crop, (size, size), interpolation=interp)
+    return white_balance(small)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class CardClassifier:
+    """An ONNX card classifier with its class list, input size and temperature."""
+
+    session: Any
+    classes: tuple[str, ...]
+    input_size: int
+    temperature: float
+    meta: dict
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_MODEL, threads: int = 2) -> CardClassifier:
+        """Load ``path`` (``.onnx``) and its sidecar ``.json``; clear errors if either is bad."""
+        import onnxruntime as ort
+
+        path = Path(path)
+        meta_path = path.with_suffix(".json")
+        if not path.is_file():
+            raise ClassifierError(
+                f"no classifier model at {path}: run `cardtable train` or give --model"
+            )
+        try:
+            meta = json.loads(meta_path.read_text())
+            classes = tuple(str(c) for c in meta["classes"])
+            size = int(meta["input_size"])
+            temperature = float(meta.get("temperature", 1.0))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ClassifierError(
+                f"classifier metadata {meta_path} missing or malformed ({exc}); "
+                "it must hold classes, input_size and temperature"
+            ) from exc
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        try:
+            session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ClassifierError(f"cannot load ONNX model {path}: {exc}") from exc
+        n_out = session.get_outputs()[0].shape[-1]
+        if isinstance(n_out, int) and n_out != len(classes):
+            raise ClassifierError(
+                f"{path} has {n_out} outputs but {meta_path} lists {len(classes)} classes"
+            )
+        return cls(session, classes, size, temperature, meta)
+
+    def batch(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Crops → network input (N, 3, S, S) float32 RGB in [0, 1]."""
+        if len(crops) == 0:
+            return np.zeros((0, 3, self.input_size, self.input_size), np.float32)
+        rows = [preprocess_crop(_check_crop(c, i), self.input_size) for i, c in enumerate(crops)]
+        x = np.stack(rows)[..., ::-1].astype(np.float32) / 255.0
+        return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+    def run(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Raw logits (N, C) and penultimate features (N, F) of the crops."""
+        x = self.batch(crops)
+        if len(x) == 0:
+            n_feat = int(self.meta.get("feature_dim", 0))
+            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, n_feat), np.float32)
+        logits, feats = self.session.run(None, {self.session.get_inputs()[0].name: x})
+        return logits, feats
+
+    def predict(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Calibrated class probabilities (N, C), columns in the order of ``classes``."""
+        logits, _ = self.run(crops)
+        return _softmax(logits / self.temperature)
+
+    def embed(self, crops: list[np.ndarray]) -> np.ndarray:
+        """L2-normalised penultimate features (N, F): what deck enrolment compares."""
+        _, feats = self.run(crops)
+        return feats / np.maximum(np.linalg.norm(feats, axis=1, keepdims=True), 1e-9)
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        """(code, confidence) of the most probable class of each crop."""
+        probs = self.predict(crops)
+        return [(self.classes[int(i)], float(p[i])) for p, i in zip(probs, probs.argmax(1),
+                                                                     strict=True)]

@@ -1,0 +1,320 @@
+"""Find the one card in a photo of a single card, and cut it out as a rectified portrait crop.
+
+WHY classical: single-card photos (enrolment photos, the real UNO measurement set) need no
+detector. A card is the most card-shaped bright or colourful blob: several cheap segmentations
+(edges, the brightest region, the most saturated region, which for UNO cards is the coloured field
+inside the white border) each propose a rotated rectangle; proposals are scored by how much of the
+image they fill, how close their aspect is to a card's and how rectangular the blob is, and the
+best one is rectified. A proposal from the coloured field is grown by the border's width.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CARD_ASPECT = (1.3, 1.7)  # long side / short side: standard 1.40, UNO 1.55
+WORK_SIDE = 640
+CROP_SIZE = (200, 300)
+
+
+class SingleCardError(ValueError):
+    """An image that cannot be read or holds nothing card-shaped."""
+
+
+@dataclass(frozen=True)
+class Located:
+    """The card's quad in image pixels (clockwise from the top-left of the portrait card), the
+    rectified portrait crop and how the quad was found."""
+
+    quad: np.ndarray
+    crop: np.ndarray
+    method: str
+    score: float
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """BGR image of ``path`` or a clear error."""
+    path = Path(path)
+    if not path.is_file():
+        raise SingleCardError(f"no image file at {path}")
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise SingleCardError(f"cannot read {path} as an image (corrupt or not an image format)")
+    return img
+
+
+def order_portrait(quad: np.ndarray) -> np.ndarray:
+    """Four corners ordered clockwise from the top-left, starting so the first edge is a short
+    (top) edge: a landscape card comes out portrait."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    c = q.mean(0)
+    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    q = q[np.argsort(ang)]  # clockwise in image coordinates (y down)
+    start = int(np.argmin(q.sum(1)))
+    q = np.roll(q, -start, axis=0)
+    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
+        q = np.roll(q, -1, axis=0)
+    return q
+
+
+def rectify(img: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CROP_SIZE) -> np.ndarray:
+    """Warp the card inside ``quad`` (ordered by :func:`order_portrait`) to a portrait crop."""
+    w, h = size
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), dst)
+    return cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _rect(cnt: np.ndarray, grow: float = 1.0) -> tuple[np.ndarray, float]:
+    """Rotated bounding box of a contour (optionally grown, more across than along) and how
+    much of that box the contour fills."""
+    area = cv2.contourArea(cnt)
+    (cx, cy), (w, h), a = cv2.minAreaRect(cnt)
+    fill = area / max(w * h, 1e-6)
+    gl = 1 + (grow - 1) * 0.7
+    size = (w * grow, h * gl) if w < h else (w * gl, h * grow)
+    return cv2.boxPoints(((cx, cy), size, a)), fill
+
+
+def _masks(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+    """Segmentations in which a card could be one blob: (name, mask, growth to the card edge)."""
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(cv2.GaussianBlur(grey, (5, 5), 0), 40, 120)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8), iterations=2)
+    filled = edges.copy()
+    cnts, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(filled, cnts, -1, 255, -1)
+    _, bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    sat = cv2.GaussianBlur(hsv[..., 1], (5, 5), 0)
+    _, colour = cv2.threshold(sat, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return [("edges", filled, 1.0), ("bright", bright, 1.0), ("colour", colour, 1.1)]
+
+
+def _proposals(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+    """(method, box corner points, fill ratio) proposals of every segmentation."""
+    h, w = small.shape[:2]
+    out: list[tuple[str, np.ndarray, float]] = []
+    k = np.ones((5, 5), np.uint8)
+    for name, mask, grow in _masks(small):
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k, iterations=2)
+        cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cnts = sorted(cnts, key=cv2.contourArea, reverse=True)
+        for cnt in cnts[:3]:
+            box, fill = _rect(cnt, grow)
+            out.append((name, box, fill))
+        # an UNO field is cut in two by its ellipse: the hull of the big pieces is the field
+        big = [c for c in cnts if cv2.contourArea(c) > 0.01 * h * w]
+        if name == "colour" and len(big) > 1:
+            hull = cv2.convexHull(np.concatenate(big))
+            box, _ = _rect(hull, grow)
+            fill = sum(cv2.contourArea(c) for c in big) / max(cv2.contourArea(hull), 1e-6)
+            out.append(("colour-hull", box, min(1.0, fill + 0.25)))
+    # the card filling most of the frame (a card held up to a webcam)
+    m = 0.03
+    out.append(("frame", np.float32([[w * m, h * m], [w * (1 - m), h * m],
+                                     [w * (1 - m), h * (1 - m)], [w * m, h * (1 - m)]]), 0.5))
+    return out
+
+
+def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
+    h, w = shape
+    rect = cv2.minAreaRect(box.astype(np.float32))
+    rw, rh = rect[1]
+    if min(rw, rh) < 8:
+        return -1.0
+    aspect = max(rw, rh) / min(rw, rh)
+    frac = rw * rh / (w * h)
+    if frac < 0.01 or frac > 0.9:  # the whole frame is the "frame" proposal's job
+        return -1.0
+    lo, hi = CARD_ASPECT
+    aspect_pen = 0.0 if lo <= aspect <= hi else min(abs(aspect - lo), abs(aspect - hi))
+    # corners far outside the image mean a blob that runs off the photo
+    outside = np.clip(-box, 0, None).sum() + np.clip(box - [w, h], 0, None).sum()
+    return fill - 1.5 * aspect_pen + 0.5 * min(frac / 0.25, 1.0) - 4 * outside / (w + h)
+
+
+def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+    """Every proposal as (method, quad in image pixels ordered portrait, geometric score),
+    best score first."""
+    if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3:
+        raise SingleCardError("expected a BGR image of shape (H, W, 3)")
+    h, w = img.shape[:2]
+    scale = WORK_SIDE / max(h, w)
+    small = cv2.resize(img, (max(1, int(w * scale)), max(1, int(h * scale))),
+                       interpolation=cv2.INTER_AREA)
+    out = [(name, order_portrait(box / scale), _score(box, fill, small.shape[:2]))
+           for name, box, fill in _proposals(small)]
+    return sorted(out, key=lambda c: -c[2])
+
+
+def locate_card(img: np.ndarray, size: tuple[int, int] = CROP_SIZE,
+                classifier: object | None = None, top: int = 6) -> Located:
+    """The most card-like quad in ``img`` and its rectified portrait crop of ``size``.
+
+    With a ``classifier`` (a :class:`vision.classifier.CardClassifier`), the ``top`` geometric
+    proposals are each classified and the one the classifier is surest about wins (geometry
+    breaks ties): a crop of half a card or of the table reads as nothing in particular."""
+    cands = [c for c in candidates(img) if c[2] > -0.5]
+    if not cands:
+        raise SingleCardError("no card-shaped region found in the image")
+    if classifier is None:
+        name, quad, score = cands[0]
+        return Located(quad, rectify(img, quad, size), name, float(score))
+    cands = cands[:top]
+    crops = [rectify(img, q, size) for _, q, _ in cands]
+    conf = classifier.predict(crops).max(1)  # type: ignore[attr-defined]
+    total = [float(c) + 0.15 * s for c, (_, _, s) in zip(conf, cands, strict=True)]
+    i = int(np.argmax(total))
+    return Located(cands[i][1], crops[i], cands[i][0], total[i])
+
+
+# ----------------------------------------------------------------------------- measurement
+
+
+def _colour_of(code: str) -> str:
+    """UNO colour letter, ``K`` for black UNO cards, ``-`` for anything else."""
+    from protocol_runner.cards import parse_card
+
+    card = parse_card(code)
+    if card.deck != "uno":
+        return "-"
+    return card.colour or "K"
+
+
+@dataclass(frozen=True)
+class SingleCardReport:
+    """Per-photo results of a labelled single-card set and the figures derived from them."""
+
+    rows: tuple[tuple[str, str, str, float, str], ...]  # image, truth, predicted, conf, group
+
+    @property
+    def top1(self) -> float:
+        return sum(t == p for _, t, p, _, _ in self.rows) / max(len(self.rows), 1)
+
+    @property
+    def colour_accuracy(self) -> float:
+        ok = sum(_colour_of(t) == _colour_of(p) for _, t, p, _, _ in self.rows if p != "?")
+        return ok / max(len(self.rows), 1)
+
+    def per_class(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, list[int]] = {}
+        for _, t, p, _, _ in self.rows:
+            out.setdefault(t, [0, 0])
+            out[t][0] += t == p
+            out[t][1] += 1
+        return {k: (v[0], v[1]) for k, v in sorted(out.items())}
+
+    def per_group(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, list[int]] = {}
+        for _, t, p, _, g in self.rows:
+            out.setdefault(g, [0, 0])
+            out[g][0] += t == p
+            out[g][1] += 1
+        return {k: (v[0], v[1]) for k, v in sorted(out.items())}
+
+    def confusions(self, n: int = 15) -> list[tuple[str, str, int]]:
+        from collections import Counter
+
+        c = Counter((t, p) for _, t, p, _, _ in self.rows if t != p)
+        return [(t, p, k) for (t, p), k in c.most_common(n)]
+
+    def text(self) -> str:
+        lines = [f"photos {len(self.rows)}  top-1 {self.top1:.4f}  "
+                 f"colour {self.colour_accuracy:.4f}"]
+        lines.append("per group: " + ", ".join(f"{g} {a}/{n}" for g, (a, n) in
+                                                self.per_group().items()))
+        lines.append("per class: " + " ".join(f"{c}:{a}/{n}" for c, (a, n) in
+                                               self.per_class().items()))
+        lines.append("confusions (truth->read x n): " + ", ".join(
+            f"{t}->{p} x{k}" for t, p, k in self.confusions()))
+        return "\n".join(lines)
+
+
+def read_labels(labels_csv: str | Path) -> list[dict[str, str]]:
+    """Rows of a ``labels.csv`` (columns image, code; optional group), with image paths resolved
+    against the CSV's folder (or its ``images/`` subfolder)."""
+    import csv
+
+    labels_csv = Path(labels_csv)
+    if not labels_csv.is_file():
+        raise SingleCardError(f"no labels file at {labels_csv}")
+    with labels_csv.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    if not rows or "image" not in rows[0] or "code" not in rows[0]:
+        raise SingleCardError(f"{labels_csv} must have a header with columns image,code")
+    base = labels_csv.parent
+    for r in rows:
+        p = base / r["image"]
+        r["path"] = str(p if p.is_file() else base / "images" / r["image"])
+        r.setdefault("group", "")
+        r["group"] = r.get("group") or ""
+    return rows
+
+
+def evaluate_single_cards(rows: list[dict[str, str]], classifier: object,
+                          allowed: tuple[str, ...] | None = None,
+                          adapter: object | None = None) -> SingleCardReport:
+    """Locate, rectify and classify the card of every photo in ``rows`` (from
+    :func:`read_labels`). ``allowed`` restricts the answer to a deck's codes (the game knows its
+    deck); ``adapter`` (an enrolled deck profile with ``.predict(classifier, crops)``) replaces
+    the plain classifier probabilities."""
+    classes = classifier.classes  # type: ignore[attr-defined]
+    mask = None if allowed is None else np.array([c in allowed for c in classes])
+    out = []
+    for r in rows:
+        try:
+            loc = locate_card(read_image(r["path"]), classifier=classifier)
+        except SingleCardError:
+            out.append((r["image"], r["code"], "?", 0.0, r["group"]))
+            continue
+        if adapter is None:
+            probs = classifier.predict([loc.crop])[0]  # type: ignore[attr-defined]
+        else:
+            probs = adapter.predict(classifier, [loc.crop])[0]  # type: ignore[attr-defined]
+        if mask is not None:
+            probs = np.where(mask, probs, 0.0)
+        i = int(np.argmax(probs))
+        out.append((r["image"], r["code"], classes[i], float(probs[i]), r["group"]))
+    return SingleCardReport(tuple(out))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vision.single_card LABELS.csv [--model M] [--deck uno]``: print the figures."""
+    import argparse
+
+    from vision.classifier import DEFAULT_MODEL, CardClassifier
+
+    ap = argparse.ArgumentParser(prog="python -m vision.single_card")
+    ap.add_argument("labels", type=Path)
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    ap.add_argument("--deck", choices=["any", "uno", "standard"], default="any")
+    ap.add_argument("--group", default=None, help="only rows whose group starts with this")
+    ap.add_argument("--profile", type=Path, default=None, help="enrolled deck profile (.npz)")
+    args = ap.parse_args(argv)
+    clf = CardClassifier.load(args.model)
+    rows = read_labels(args.labels)
+    if args.group:
+        rows = [r for r in rows if r["group"].startswith(args.group)]
+    allowed = None
+    if args.deck != "any":
+        from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES
+
+        allowed = UNO_FACE_CODES if args.deck == "uno" else STANDARD_FACE_CODES
+    adapter = None
+    if args.profile is not None:
+        from vision.enrol import DeckProfile
+
+        adapter = DeckProfile.load(args.profile)
+    print(evaluate_single_cards(rows, clf, allowed, adapter).text())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,580 @@
+"""Card faces drawn in code: every UNO face, every standard face, the joker and card backs.
+
+WHY drawn and varied: no labelled photos of most UNO printings exist that we may ship, so the
+classifier learns from renders. A model trained on one crude look fails on real decks (the probe of
+issue 5: 19% top-1). Every call therefore draws its *style* (field colours, ellipse kind, fonts,
+italic skew, outlines, shadows, corner indices) from the generator, so that real printings (classic
+white ellipse, outline-ellipse newer printings, sunburst ellipses, olive or bright greens...) all
+fall inside the family of renders. ``canonical_face`` gives one fixed, classic look for demos.
+
+Standard faces are the MIT-licensed scans in ``assets/standard`` (see its NOTICE.md) or, for
+variety, pips and indices drawn with the shipped DejaVu fonts. Output is BGR uint8, portrait.
+Outside the rounded corners the card is filled with its own border colour; ``card_mask`` gives the
+rounded outline for anyone compositing a card onto a table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from protocol_runner.cards import BACK, JOKER, RANKS, SUITS, UNO_BLACK, UNO_COLOURS, UNO_SYMBOLS
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+FONT_FILES = (
+    "DejaVuSans-Bold.ttf", "DejaVuSansCondensed-Bold.ttf", "DejaVuSerifCondensed-Bold.ttf"
+)
+DEFAULT_SIZE = (240, 360)
+SUPERSAMPLE = 2
+
+UNO_FACE_CODES: tuple[str, ...] = tuple(
+    f"{s}{c}" for c in UNO_COLOURS for s in UNO_SYMBOLS
+) + UNO_BLACK
+STANDARD_FACE_CODES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in RANKS) + (JOKER,)
+ALL_FACE_CODES: tuple[str, ...] = UNO_FACE_CODES + STANDARD_FACE_CODES + (BACK,)
+
+# Printed UNO colours as HSV (OpenCV scale: H 0-179) centres and how far printings wander.
+_UNO_HSV = {
+    "R": ((2, 215, 215), (5, 40, 40)),
+    "Y": ((25, 220, 240), (5, 40, 25)),
+    "G": ((58, 200, 165), (16, 50, 55)),
+    "B": ((108, 215, 190), (8, 40, 50)),
+}
+_RGB_PRINT = {"R": (225, 35, 35), "Y": (250, 210, 20), "G": (40, 160, 70), "B": (20, 100, 200)}
+
+
+class FaceError(ValueError):
+    """A code that no face renderer knows."""
+
+
+@dataclass(frozen=True)
+class UnoStyle:
+    """One printing of an UNO deck: everything a render varies, drawn once from the generator."""
+
+    paper: tuple[int, int, int]
+    field: dict[str, tuple[int, int, int]]
+    border: float
+    radius: float
+    ellipse: str  # "filled", "ring" or "rays"
+    ellipse_angle: float
+    ellipse_axes: tuple[float, float]
+    font: int
+    skew: float
+    stretch: float
+    symbol_scale: float
+    outline: float
+    shadow: tuple[float, float]
+    hard_shadow: bool
+    index_scale: float
+    index_pos: tuple[float, float]
+    back_logo: str  # "UNO" text variant drawn on backs
+
+
+def _hsv_to_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
+    px = np.uint8([[[int(h) % 180, int(np.clip(s, 0, 255)), int(np.clip(v, 0, 255))]]])
+    r, g, b = cv2.cvtColor(px, cv2.COLOR_HSV2RGB)[0, 0]
+    return int(r), int(g), int(b)
+
+
+def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
+    """Draw one plausible UNO printing (colours, shapes, fonts) from ``rng``."""
+    field = {}
+    for c, ((h, s, v), (dh, ds, dv)) in _UNO_HSV.items():
+        field[c] = _hsv_to_rgb(h + rng.uniform(-dh, dh), s + rng.uniform(-ds, ds / 2),
+                               v + rng.uniform(-dv, dv / 2))
+    tint = rng.uniform(-12, 0, 3)
+    paper = tuple(int(255 + t) for t in tint)
+    return UnoStyle(
+        paper=paper,  # type: ignore[arg-type]
+        field=field,
+        border=float(rng.uniform(0.045, 0.085)),
+        radius=float(rng.uniform(0.05, 0.1)),
+        ellipse=str(rng.choice(["filled", "ring", "rays"], p=[0.4, 0.25, 0.35])),
+        ellipse_angle=float(rng.uniform(0, 42) if rng.random() < 0.3
+                            else rng.uniform(25, 42)),
+        ellipse_axes=(float(rng.uniform(0.27, 0.4)), float(rng.uniform(0.4, 0.5))),
+        font=int(rng.integers(len(FONT_FILES))),
+        skew=float(rng.uniform(-0.05, 0.28)),
+        stretch=float(rng.uniform(0.8, 1.15)),
+        symbol_scale=float(rng.uniform(0.33, 0.48)),
+        outline=float(rng.uniform(0.0, 0.035)),
+        shadow=(float(rng.uniform(-0.03, 0.03)), float(rng.uniform(0.0, 0.035))),
+        hard_shadow=bool(rng.random() < 0.4),
+        index_scale=float(rng.uniform(0.1, 0.15)),
+        index_pos=(float(rng.uniform(0.15, 0.2)), float(rng.uniform(0.11, 0.14))),
+        back_logo=str(rng.choice(["UNO", "UNO", "uno"])),
+    )
+
+
+CLASSIC_UNO = UnoStyle(
+    paper=(250, 250, 248),
+    field={c: _RGB_PRINT[c] for c in UNO_COLOURS},
+    border=0.06, radius=0.07, ellipse="filled", ellipse_angle=33.0, ellipse_axes=(0.33, 0.48),
+    font=0, skew=0.12, stretch=1.0, symbol_scale=0.42, outline=0.02, shadow=(0.012, 0.018),
+    hard_shadow=False,
+    index_scale=0.13, index_pos=(0.17, 0.12), back_logo="UNO",
+)
+
+
+@lru_cache(maxsize=64)
+def _font(index: int, px: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(ASSETS / "fonts" / FONT_FILES[index]), px)
+
+
+# ----------------------------------------------------------------------------- layers
+# A layer is an RGBA uint8 array; composited onto float RGB canvases.
+
+
+def _text_layer(text: str, font: int, rgb: tuple[int, int, int], px: int = 200) -> np.ndarray:
+    f = _font(font, px)
+    left, top, right, bottom = f.getbbox(text)
+    pad = px // 10
+    img = Image.new("RGBA", (right - left + 2 * pad, bottom - top + 2 * pad), (0, 0, 0, 0))
+    ImageDraw.Draw(img).text((pad - left, pad - top), text, font=f, fill=(*rgb, 255))
+    return np.asarray(img).copy()
+
+
+def _blank(n: int = 400) -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    img = Image.new("RGBA", (n, n), (0, 0, 0, 0))
+    return img, ImageDraw.Draw(img)
+
+
+def _skip_layer(rgb: tuple[int, int, int], n: int = 400) -> np.ndarray:
+    img, d = _blank(n)
+    w = n // 7
+    d.ellipse((w // 2, w // 2, n - w // 2, n - w // 2), outline=(*rgb, 255), width=w)
+    c, r = n / 2, n / 2 - w
+    off = r * 0.72
+    d.line((c - off, c + off, c + off, c - off), fill=(*rgb, 255), width=w)
+    return np.asarray(img).copy()
+
+
+def _arrow_polygon(n: int) -> list[tuple[float, float]]:
+    """One bent arrow of the reverse symbol, pointing up-right, in an n×n box."""
+    s = n / 100
+    pts = [(20, 95), (20, 55), (55, 55), (55, 40), (85, 62), (55, 84), (55, 70), (36, 70), (36, 95)]
+    return [(x * s, (y - 35) * s) for x, y in pts]
+
+
+def _reverse_layer(rgb: tuple[int, int, int], n: int = 400) -> np.ndarray:
+    img, d = _blank(n)
+    d.polygon(_arrow_polygon(n), fill=(*rgb, 255))
+    half = np.asarray(img).copy()
+    both = np.maximum(half, np.rot90(half, 2))
+    # tilt the pair so the arrows run along the card's diagonal as printed
+    m = cv2.getRotationMatrix2D((n / 2, n / 2), 40, 0.9)
+    return cv2.warpAffine(both, m, (n, n), flags=cv2.INTER_LINEAR)
+
+
+def _cards_layer(fills: list[tuple[int, int, int]], n: int = 400, edge: int = 14) -> np.ndarray:
+    """Small overlapping cards (the +2 and +4 symbols), each with a dark edge."""
+    img, d = _blank(n)
+    k = len(fills)
+    cw, ch = n * (0.42 if k <= 2 else 0.34), n * (0.58 if k <= 2 else 0.46)
+    if k <= 2:
+        origins = [(n * 0.12, n * 0.05), (n * 0.42, n * 0.35)][:k]
+    else:
+        origins = [(n * 0.1, n * 0.28), (n * 0.32, n * 0.06), (n * 0.33, n * 0.5),
+                   (n * 0.56, n * 0.3)]
+    for (x, y), rgb in zip(origins, fills, strict=False):
+        d.rounded_rectangle((x, y, x + cw, y + ch), radius=n // 25, fill=(20, 20, 20, 255))
+        d.rounded_rectangle((x + edge, y + edge, x + cw - edge, y + ch - edge), radius=n // 40,
+                            fill=(*rgb, 255))
+    return np.asarray(img).copy()
+
+
+def _wild_oval_layer(style: UnoStyle, n: int, rot: int) -> np.ndarray:
+    img, d = _blank(n)
+    order = ["R", "B", "Y", "G"]
+    order = order[rot:] + order[:rot]
+    box = (n * 0.05, n * 0.2, n * 0.95, n * 0.8)
+    for i, c in enumerate(order):
+        d.pieslice(box, 90 * i, 90 * (i + 1), fill=(*style.field[c], 255))
+    return np.asarray(img).copy()
+
+
+def _outlined(layer: np.ndarray, px: int, rgb: tuple[int, int, int] = (15, 15, 15)) -> np.ndarray:
+    """The layer with a solid outline of ``px`` pixels around its shape (printed glyph edges)."""
+    if px <= 0:
+        return layer
+    pad = px + 2
+    layer = np.pad(layer, ((pad, pad), (pad, pad), (0, 0)))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
+    ring = cv2.dilate(layer[..., 3], kernel)
+    base = np.zeros_like(layer)
+    base[..., :3] = rgb
+    base[..., 3] = ring
+    return _over(layer, base)
+
+
+def _over(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    a = top[..., 3:4].astype(np.float32) / 255
+    b = bottom[..., 3:4].astype(np.float32) / 255
+    out_a = a + b * (1 - a)
+    rgb = (top[..., :3] * a + bottom[..., :3] * b * (1 - a)) / np.maximum(out_a, 1e-6)
+    return np.dstack([rgb, out_a * 255]).astype(np.uint8)
+
+
+def _place(canvas: np.ndarray, layer: np.ndarray, centre: tuple[float, float], height: float,
+           angle: float = 0.0, skew: float = 0.0, stretch: float = 1.0,
+           shadow: tuple[float, float] | None = None, hard: bool = False) -> None:
+    """Composite ``layer`` onto the float RGB ``canvas``: scaled to ``height`` px, sheared by
+    ``skew`` (italics), rotated by ``angle`` degrees, centred at ``centre``, with a soft shadow."""
+    lh, lw = layer.shape[:2]
+    s = height / lh
+    a = np.radians(angle)
+    rot = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+    lin = rot @ np.array([[s * stretch, -skew * s], [0, s]])
+    m = np.zeros((2, 3))
+    m[:, :2] = lin
+    m[:, 2] = np.array(centre) - lin @ np.array([lw / 2, lh / 2])
+    h, w = canvas.shape[:2]
+    warped = cv2.warpAffine(layer, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    alpha = warped[..., 3:4].astype(np.float32) / 255
+    if shadow is not None:
+        dx, dy = shadow
+        sh = np.roll(alpha, (int(round(dy)), int(round(dx))), axis=(0, 1))
+        if hard:  # a printed offset shadow: a solid dark copy
+            sh = sh * 0.9
+        else:
+            k = max(3, int(abs(dy) + abs(dx)) | 1)
+            sh = cv2.GaussianBlur(sh, (k, k), 0)[..., None] * 0.75
+        canvas *= 1 - sh
+    canvas *= 1 - alpha
+    canvas += warped[..., :3].astype(np.float32) * alpha
+
+
+# ----------------------------------------------------------------------------- UNO
+
+
+def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tuple[int, int, int],
+                      small: bool, rng: np.random.Generator | None) -> np.ndarray:
+    if symbol.isdigit():
+        layer = _text_layer(symbol, style.font, rgb)
+        if symbol in "69":
+            h, w = layer.shape[:2]
+            bar = max(4, h // 14)
+            layer = np.pad(layer, ((0, bar * 3), (0, 0), (0, 0)))
+            layer[h + bar: h + 2 * bar, w // 5: w - w // 5] = (*rgb, 255)
+        return layer
+    if symbol == "S":
+        return _skip_layer(rgb)
+    if symbol == "R":
+        return _reverse_layer(rgb)
+    if symbol == "+2":
+        if small:
+            return _text_layer("+2", style.font, rgb)
+        fill = rgb if style.ellipse == "filled" else style.paper
+        return _cards_layer([fill, fill])
+    if symbol == "+4":
+        if small:
+            return _text_layer("+4", style.font, rgb)
+        order = ["B", "G", "Y", "R"] if rng is None else list(rng.permutation(list("BGYR")))
+        return _cards_layer([style.field[c] for c in order])
+    if symbol == "W":
+        rot = 0 if rng is None else int(rng.integers(4))
+        if small and rng is not None and rng.random() < 0.35:
+            return _text_layer("W", style.font, rgb)
+        return _wild_oval_layer(style, 400, rot)
+    raise FaceError(f"no UNO symbol {symbol!r}")
+
+
+def _card_base(w: int, h: int, style: UnoStyle, field: tuple[int, int, int]) -> np.ndarray:
+    canvas = np.empty((h, w, 3), np.float32)
+    canvas[:] = style.paper
+    b = int(style.border * w)
+    r = int(style.radius * w)
+    inner = np.zeros((h, w), np.uint8)
+    _rounded_rect(inner, (b, b, w - b, h - b), max(2, r - b // 2))
+    canvas[inner > 0] = field
+    return canvas
+
+
+def _rounded_rect(mask: np.ndarray, box: tuple[int, int, int, int], r: int) -> None:
+    x1, y1, x2, y2 = box
+    cv2.rectangle(mask, (x1 + r, y1), (x2 - r, y2), 255, -1)
+    cv2.rectangle(mask, (x1, y1 + r), (x2, y2 - r), 255, -1)
+    for cx, cy in ((x1 + r, y1 + r), (x2 - r, y1 + r), (x1 + r, y2 - r), (x2 - r, y2 - r)):
+        cv2.circle(mask, (cx, cy), r, 255, -1, cv2.LINE_AA)
+
+
+def _draw_ellipse(canvas: np.ndarray, style: UnoStyle, fill: tuple[int, int, int],
+                  kind: str, rng: np.random.Generator | None) -> None:
+    h, w = canvas.shape[:2]
+    centre = (w // 2, h // 2)
+    axes = (int(style.ellipse_axes[0] * w), int(style.ellipse_axes[1] * h))
+    angle = style.ellipse_angle
+    if kind == "ring":
+        cv2.ellipse(canvas, centre, axes, angle, 0, 360, fill, max(2, w // 45), cv2.LINE_AA)
+        return
+    cv2.ellipse(canvas, centre, axes, angle, 0, 360, fill, -1, cv2.LINE_AA)
+    if kind == "rays":
+        mask = np.zeros((h, w), np.uint8)
+        cv2.ellipse(mask, centre, axes, angle, 0, 360, 255, -1)
+        rays = np.zeros((h, w), np.float32)
+        n = 48 if rng is None else int(rng.integers(36, 72))
+        rr = max(axes) * 1.2
+        for t in np.linspace(0, 2 * np.pi, n, endpoint=False):
+            p = (int(centre[0] + rr * np.cos(t)), int(centre[1] + rr * np.sin(t)))
+            cv2.line(rays, centre, p, 1.0, max(1, w // 160), cv2.LINE_AA)
+        rays *= (mask > 0) * 0.22
+        canvas *= 1 - rays[..., None]
+
+
+def render_uno(code: str, style: UnoStyle, size: tuple[int, int] = DEFAULT_SIZE,
+               rng: np.random.Generator | None = None) -> np.ndarray:
+    """One UNO face (or ``BACK``) in ``style``; returns BGR uint8 of ``size`` = (W, H)."""
+    W, H = size
+    w, h = W * SUPERSAMPLE, H * SUPERSAMPLE
+    dark = (18, 18, 18)
+    if code == BACK:
+        canvas = _card_base(w, h, style, dark)
+        red = style.field["R"]
+        _draw_ellipse(canvas, style, red, "filled", None)
+        logo = _outlined(_text_layer(style.back_logo, style.font, style.field["Y"]), 12, dark)
+        _place(canvas, logo, (w / 2, h / 2), h * 0.2, angle=style.ellipse_angle - 10,
+               skew=style.skew, shadow=(0.01 * w, 0.015 * h))
+        return _finish(canvas, size)
+    if code in UNO_BLACK:
+        symbol, colour = code, None
+        field = dark
+    else:
+        symbol, colour = code[:-1], code[-1]
+        field = style.field[colour]
+    canvas = _card_base(w, h, style, field)
+    kind = style.ellipse
+    if colour is None:
+        kind = "filled" if symbol == "+4" and kind != "ring" else "ring"
+    _draw_ellipse(canvas, style, style.paper, kind, rng)
+    # big central symbol: coloured with a dark outline on a white ellipse, white on a ring
+    big_rgb = style.paper if kind == "ring" or colour is None else field
+    layer = _uno_symbol_layer(symbol, colour, style, big_rgb, False, rng)
+    if symbol.isdigit() or symbol in ("S", "R"):
+        layer = _outlined(layer, int(layer.shape[0] * style.outline) + 3, (15, 15, 15))
+    shadow = (style.shadow[0] * w, style.shadow[1] * h)
+    height = h * style.symbol_scale
+    if symbol in ("S", "R", "+2", "+4"):
+        height *= 0.85
+    if symbol == "W":
+        height = h * 0.5
+        shadow = None
+    _place(canvas, layer, (w / 2, h / 2), height, skew=style.skew if symbol.isdigit() else 0.0,
+           stretch=style.stretch if symbol.isdigit() else 1.0, shadow=shadow,
+           hard=style.hard_shadow)
+    # corner indices: white (dark-outlined), top-left and rotated bottom-right
+    small = _uno_symbol_layer(symbol, colour, style, style.paper, True, rng)
+    small = _outlined(small, max(2, small.shape[0] // 25), (15, 15, 15))
+    ih = h * style.index_scale
+    if symbol in ("S", "R", "W"):
+        ih *= 0.9
+    ix, iy = style.index_pos[0] * w, style.index_pos[1] * h
+    _place(canvas, small, (ix, iy), ih, skew=style.skew * 0.5)
+    _place(canvas, small, (w - ix, h - iy), ih, angle=180, skew=style.skew * 0.5)
+    return _finish(canvas, size)
+
+
+def _finish(canvas: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    rgb = np.clip(canvas, 0, 255).astype(np.uint8)
+    rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+
+
+# ----------------------------------------------------------------------------- standard
+
+_SUIT_GLYPH = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+_PIPS: dict[str, list[tuple[float, float]]] = {
+    "A": [(0.5, 0.5)],
+    "2": [(0.5, 0), (0.5, 1)],
+    "3": [(0.5, 0), (0.5, 0.5), (0.5, 1)],
+    "4": [(0, 0), (1, 0), (0, 1), (1, 1)],
+    "5": [(0, 0), (1, 0), (0.5, 0.5), (0, 1), (1, 1)],
+    "6": [(x, y) for y in (0, 0.5, 1) for x in (0, 1)],
+    "7": [(x, y) for y in (0, 0.5, 1) for x in (0, 1)] + [(0.5, 0.25)],
+    "8": [(x, y) for y in (0, 0.5, 1) for x in (0, 1)] + [(0.5, 0.25), (0.5, 0.75)],
+    "9": [(x, y) for y in (0, 1 / 3, 2 / 3, 1) for x in (0, 1)] + [(0.5, 0.5)],
+    "10": [(x, y) for y in (0, 1 / 3, 2 / 3, 1) for x in (0, 1)] + [(0.5, 1 / 6), (0.5, 5 / 6)],
+}
+
+
+@lru_cache(maxsize=64)
+def _scan(code: str) -> np.ndarray:
+    path = ASSETS / "standard" / f"{code}.png"
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise OSError(f"standard face asset missing or unreadable: {path}")
+    # outside the rounded corners the scans are black: fill with the paper white instead
+    mask = card_mask((img.shape[1], img.shape[0]), 0.06)
+    img[mask == 0] = 255
+    return img
+
+
+def _standard_drawn(code: str, size: tuple[int, int], rng: np.random.Generator,
+                    dark: bool) -> np.ndarray:
+    """A generic printed standard face: corner indices and pips, or a framed court letter."""
+    W, H = size
+    w, h = W * SUPERSAMPLE, H * SUPERSAMPLE
+    paper = (25, 25, 30) if dark else tuple(int(255 - v) for v in rng.uniform(0, 15, 3))
+    canvas = np.empty((h, w, 3), np.float32)
+    canvas[:] = paper
+    rank, suit = code[:-1], code[-1]
+    if dark:
+        ink = (220, 180, 60) if suit in "SC" else (220, 50, 50)
+    else:
+        ink = (20, 20, 20) if suit in "SC" else (200, 20, 30)
+    font = int(rng.integers(len(FONT_FILES)))
+    rank_layer = _text_layer(rank, font, ink)
+    suit_layer = _text_layer(_SUIT_GLYPH[suit], 0, ink)
+    ix, iy = rng.uniform(0.08, 0.13) * w, rng.uniform(0.07, 0.1) * h
+    ih = rng.uniform(0.08, 0.12) * h
+    for angle, (cx, cy) in ((0, (ix, iy)), (180, (w - ix, h - iy))):
+        sgn = 1 if angle == 0 else -1
+        _place(canvas, rank_layer, (cx, cy), ih, angle=angle)
+        _place(canvas, suit_layer, (cx, cy + sgn * ih * 0.95), ih * 0.75, angle=angle)
+    if rank in _PIPS:
+        pip_h = h * (0.3 if rank == "A" else rng.uniform(0.1, 0.13))
+        x0, x1, y0, y1 = 0.3 * w, 0.7 * w, 0.2 * h, 0.8 * h
+        for px, py in _PIPS[rank]:
+            angle = 180 if py > 0.5 else 0
+            _place(canvas, suit_layer, (x0 + px * (x1 - x0), y0 + py * (y1 - y0)), pip_h, angle)
+    else:
+        cv2.rectangle(canvas, (int(0.2 * w), int(0.15 * h)), (int(0.8 * w), int(0.85 * h)), ink,
+                      max(2, w // 100), cv2.LINE_AA)
+        _place(canvas, rank_layer, (w / 2, h * 0.4), h * 0.28)
+        _place(canvas, suit_layer, (w / 2, h * 0.66), h * 0.16)
+    return _finish(canvas, size)
+
+
+def _joker(size: tuple[int, int], rng: np.random.Generator | None) -> np.ndarray:
+    W, H = size
+    w, h = W * SUPERSAMPLE, H * SUPERSAMPLE
+    canvas = np.full((h, w, 3), 250, np.float32)
+    red = rng is None or rng.random() < 0.5
+    ink = (200, 20, 30) if red else (20, 20, 20)
+    font = 0 if rng is None else int(rng.integers(len(FONT_FILES)))
+    for i, letter in enumerate("JOKER"):
+        layer = _text_layer(letter, font, ink)
+        for angle, (cx, cy) in ((0, (0.09 * w, (0.08 + 0.065 * i) * h)),
+                                (180, (0.91 * w, (0.92 - 0.065 * i) * h))):
+            _place(canvas, layer, (cx, cy), 0.055 * h, angle=angle)
+    # a jester's hat: three drooping points with bells above a band, and a star
+    hat = np.zeros((h, w), np.uint8)
+    cx, cy = w / 2, h * 0.5
+    pts = np.array([[cx - 0.28 * w, cy + 0.06 * h], [cx - 0.36 * w, cy - 0.2 * h],
+                    [cx - 0.1 * w, cy - 0.05 * h], [cx, cy - 0.26 * h],
+                    [cx + 0.1 * w, cy - 0.05 * h], [cx + 0.36 * w, cy - 0.2 * h],
+                    [cx + 0.28 * w, cy + 0.06 * h]], np.int32)
+    cv2.fillPoly(hat, [pts], 255, cv2.LINE_AA)
+    canvas[hat > 0] = ink
+    for bx, by in pts[[1, 3, 5]]:
+        cv2.circle(canvas, (int(bx), int(by)), int(0.035 * w), (230, 190, 40), -1, cv2.LINE_AA)
+    cv2.rectangle(canvas, (int(cx - 0.3 * w), int(cy + 0.06 * h)),
+                  (int(cx + 0.3 * w), int(cy + 0.12 * h)), (230, 190, 40), -1, cv2.LINE_AA)
+    word = _text_layer("JOKER", font, ink)
+    _place(canvas, word, (w / 2, h * 0.72), h * 0.09)
+    return _finish(canvas, size)
+
+
+def _standard_back(size: tuple[int, int], rng: np.random.Generator | None) -> np.ndarray:
+    W, H = size
+    w, h = W * SUPERSAMPLE, H * SUPERSAMPLE
+    blue = rng is None or rng.random() < 0.5
+    ink = (30, 60, 150) if blue else (170, 25, 35)
+    if rng is not None:
+        ink = tuple(int(np.clip(c + rng.normal(0, 15), 0, 255)) for c in ink)
+    canvas = np.full((h, w, 3), 250, np.float32)
+    b = int((0.06 if rng is None else rng.uniform(0.03, 0.09)) * w)
+    canvas[b:h - b, b:w - b] = ink
+    step = int((0.07 if rng is None else rng.uniform(0.04, 0.1)) * w)
+    light = tuple(int(c + (255 - c) * 0.55) for c in ink)
+    pattern = 0 if rng is None else int(rng.integers(3))
+    lw = max(2, w // 120)
+    for k in range(-h, w + h, step):
+        if pattern in (0, 1):
+            cv2.line(canvas, (k, b), (k + h, h + b), light, lw, cv2.LINE_AA)
+            cv2.line(canvas, (k, b), (k - h, h + b), light, lw, cv2.LINE_AA)
+        else:
+            for y in range(b + step // 2, h - b, step):
+                if b < k < w - b:
+                    cv2.circle(canvas, (k, y), step // 4, light, -1, cv2.LINE_AA)
+    canvas[:b] = 250
+    canvas[h - b:] = 250
+    canvas[:, :b] = 250
+    canvas[:, w - b:] = 250
+    if pattern == 1:
+        cv2.ellipse(canvas, (w // 2, h // 2), (w // 5, h // 7), 0, 0, 360, (250, 250, 250), lw * 2,
+                    cv2.LINE_AA)
+    return _finish(canvas, size)
+
+
+def render_standard(code: str, size: tuple[int, int] = DEFAULT_SIZE,
+                    rng: np.random.Generator | None = None) -> np.ndarray:
+    """A standard face: the MIT scan (always, when ``rng`` is None) or a drawn printing."""
+    if code == JOKER:
+        return _joker(size, rng)
+    if code == BACK:
+        return _standard_back(size, rng)
+    if code[:-1] not in RANKS or code[-1] not in SUITS:
+        raise FaceError(f"no standard face {code!r}")
+    u = 0.0 if rng is None else rng.random()
+    if u < 0.55:
+        img = cv2.resize(_scan(code), size, interpolation=cv2.INTER_AREA)
+        if rng is not None:
+            tint = rng.uniform(0.9, 1.0, 3)
+            img = np.clip(img * tint, 0, 255).astype(np.uint8)
+        return img
+    return _standard_drawn(code, size, rng, dark=u > 0.88)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- public
+
+
+def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEFAULT_SIZE,
+                style: UnoStyle | None = None, deck: str | None = None) -> np.ndarray:
+    """Render the whole face of ``code`` (a UNO or standard code, ``JK`` or ``BACK``).
+
+    The printing is drawn from ``rng`` unless ``style`` is given; ``BACK`` is an UNO back or a
+    patterned standard back (``deck`` = "uno"/"standard" picks, else ``rng`` does). Returns a
+    portrait BGR uint8 image of ``size`` = (width, height).
+    """
+    if not isinstance(code, str):
+        raise FaceError(f"card code must be a string, got {type(code).__name__}")
+    code = code.strip().upper()
+    w, h = size
+    if w < 16 or h < 16:
+        raise FaceError(f"face size {size} too small: give at least 16×16 pixels")
+    if code == BACK:
+        if deck is None:
+            deck = "uno" if rng.random() < 0.5 else "standard"
+        if deck == "standard":
+            return render_standard(code, size, rng)
+        return render_uno(code, style or draw_uno_style(rng), size, rng)
+    if code in UNO_FACE_CODES:
+        return render_uno(code, style or draw_uno_style(rng), size, rng)
+    if code in STANDARD_FACE_CODES:
+        return render_standard(code, size, rng)
+    raise FaceError(f"no face for card code {code!r}: give a UNO or standard code, JK or BACK")
+
+
+def canonical_face(
+    code: str, size: tuple[int, int] = DEFAULT_SIZE, deck: str = "uno"
+) -> np.ndarray:
+    """The fixed classic look of ``code`` (scans for standard faces): for demos and tests."""
+    code = code.strip().upper()
+    if code in STANDARD_FACE_CODES or (code == BACK and deck == "standard"):
+        return render_standard(code, size, None)
+    if code in UNO_FACE_CODES or code == BACK:
+        return render_uno(code, CLASSIC_UNO, size, None)
+    raise FaceError(f"no face for card code {code!r}: give a UNO or standard code, JK or BACK")
+
+
+def card_mask(size: tuple[int, int] = DEFAULT_SIZE, radius: float = 0.07) -> np.ndarray:
+    """uint8 mask (255 inside) of a card of ``size`` = (W, H) with rounded corners."""
+    w, h = size
+    mask = np.zeros((h, w), np.uint8)
+    _rounded_rect(mask, (0, 0, w - 1, h - 1), max(1, int(radius * w)))
+    return mask

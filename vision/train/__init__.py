@@ -1,0 +1,2 @@
+"""Training code (needs the optional ``.[train]`` extra: ultralytics, torch). Never imported at
+run time."""
