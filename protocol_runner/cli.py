@@ -23,9 +23,18 @@ COMMAND_MODULES = (
     "replay",
     "serve",
     "mat",
+    "detect",
+    "eval",
+    "bench_vision",
     "simulate",
+    "game",
     "train",
     "remote",
+    "run",
+    "resume",
+    "export",
+    "audit",
+    "bench_runner",
 )
 
 

@@ -69,14 +69,32 @@ class ExactTable(Table):
         self.denominator *= outcomes
         return parent
 
+    def _canonical(self, groups: IntArray) -> None:
+        """Put the groups (R, P, s) of every row in a fixed order by content, then merge rows.
+
+        Exact, and the big saving: a shuffle's outcome distribution does not depend on the order
+        its piles had, so rows that differ only in that order are merged before expanding.
+        """
+        contents = self.cards[np.arange(self.runs)[:, None, None], groups].astype(np.int64) + 1
+        if contents.shape[2] > 6:  # a pile's tokens (< 1024) must fit one 64-bit sort key
+            return
+        key = np.zeros(contents.shape[:2], dtype=np.int64)
+        for j in range(contents.shape[2]):
+            key = key * 1024 + contents[:, :, j]
+        self._permute_groups(groups, np.argsort(key, axis=1, kind="stable"))
+        self._merge()
+
     def _scramble(self, a: PileScramble) -> None:
+        self._check_slots(np.asarray(a.piles), "PileScramble")
+        self._canonical(self._per_run(a.piles, "PileScramble.piles", 2))
         piles = self._per_run(a.piles, "PileScramble.piles", 2)
-        self._check_slots(piles, "PileScramble")
         self.costs.pile_scramble += 1
         n = piles.shape[1]
         perms = np.array(list(itertools.permutations(range(n))), dtype=np.int64)
         parent = self._expand(len(perms))
-        self._permute_groups(piles[parent], np.tile(perms, (len(parent) // len(perms), 1)))
+        piles = (np.broadcast_to(a.piles, (self.runs, *np.shape(a.piles)))
+                 if np.ndim(a.piles) == 2 else piles[parent])
+        self._permute_groups(piles, np.tile(perms, (len(parent) // len(perms), 1)))
         self._merge()
 
     def _cut(self, a: BisectionCut) -> None:
@@ -90,9 +108,11 @@ class ExactTable(Table):
         self._merge()
 
     def _merge(self) -> None:
-        """Add up the weights of identical rows (state, areas, transcript)."""
+        """Add up the weights of identical rows (state, areas, transcript). An area is a hand
+        or a pile of helper cards: a set, so its order is dropped first (sorted)."""
+        self.areas = {k: np.sort(v, axis=1) for k, v in self.areas.items()}
         parts = [self.cards, self.up.astype(np.int16), *self.areas.values(), *self.transcript]
-        first, inverse = _group_rows(np.concatenate(parts, axis=1))
+        first, inverse = _group_rows(np.concatenate(parts, axis=1, dtype=np.int16))
         weights = np.zeros(len(first), dtype=np.int64)
         np.add.at(weights, inverse, self.weights)
         self.cards, self.up = self.cards[first], self.up[first]
@@ -112,10 +132,10 @@ def _group_rows(key: npt.NDArray[np.int16]) -> tuple[IntArray, IntArray]:
     Rows are packed into as few 64-bit words as their varying columns need, then sorted: far
     faster than ``np.unique(axis=0)`` on the hundreds of thousands of rows a shuffle makes.
     """
-    cols = key[:, (key != key[0]).any(axis=0)].astype(np.int64)
+    cols = key[:, (key != key[0]).any(axis=0)]
     if cols.shape[1] == 0:
         return np.zeros(1, dtype=np.int64), np.zeros(len(key), dtype=np.int64)
-    lo = cols.min(axis=0)
+    lo = cols.min(axis=0).astype(np.int64)
     bits = [max(1, int(span).bit_length()) for span in cols.max(axis=0) - lo]
     words: list[npt.NDArray[np.uint64]] = []
     acc, used = np.zeros(len(key), dtype=np.uint64), 0
@@ -123,7 +143,7 @@ def _group_rows(key: npt.NDArray[np.int16]) -> tuple[IntArray, IntArray]:
         if used + b > 64:
             words.append(acc)
             acc, used = np.zeros(len(key), dtype=np.uint64), 0
-        acc = (acc << np.uint64(b)) | (cols[:, j] - lo[j]).astype(np.uint64)
+        acc = (acc << np.uint64(b)) | (cols[:, j].astype(np.int64) - lo[j]).astype(np.uint64)
         used += b
     words.append(acc)
     order = np.lexsort(words[::-1])
@@ -142,24 +162,30 @@ class Branches:
     table: ExactTable
     result: Any
 
-    def probabilities(self) -> list[Fraction]:
-        d = self.table.denominator
-        return [Fraction(int(w), d) for w in self.table.weights]
-
     def distribution(self, keys: Sequence[Any]) -> dict[Any, Fraction]:
-        out: dict[Any, Fraction] = {}
-        for key, p in zip(keys, self.probabilities(), strict=True):
-            out[key] = out.get(key, Fraction(0)) + p
-        return out
+        """Probability of each key (one key per branch)."""
+        total: dict[Any, int] = {}
+        for key, w in zip(keys, self.table.weights.tolist(), strict=True):
+            total[key] = total.get(key, 0) + w
+        return {k: Fraction(w, self.table.denominator) for k, w in total.items()}
 
     def transcripts(self) -> dict[str, Fraction]:
-        keys = transcript_strings(self.table.transcript, VOCAB.codes())
-        return self.distribution(keys or [""] * self.table.runs)
+        """Probability of each transcript (see :func:`transcript_strings`)."""
+        t = self.table
+        if not t.transcript:
+            return {"": Fraction(1)}
+        first, inverse = _group_rows(np.concatenate(t.transcript, axis=1))
+        weights = np.zeros(len(first), dtype=np.int64)
+        np.add.at(weights, inverse, t.weights)
+        keys = transcript_strings([c[first] for c in t.transcript], VOCAB.codes())
+        return {k: Fraction(int(w), t.denominator) for k, w in zip(keys, weights, strict=True)}
 
 
 def enumerate_branches(protocol: Protocol[Any], areas: dict[str, TokenArray]) -> Branches:
     table = ExactTable(areas)
     result = drive(protocol, table)
+    if result is None:  # nothing per run to keep aligned: merge the final states too
+        table._merge()
     assert sum(Fraction(int(w), table.denominator) for w in table.weights) == 1
     return Branches(table, result)
 
@@ -285,14 +311,16 @@ def prove_card_selection(top: str, cards: str, sizes: Sequence[int],
     """Every deal of ``cards`` (k ≤ 6) into P1, the other players and the deck (``sizes``):
     (a) every card is back with its owner or is P1's selected valid card; (b) each valid card of
     P1 (counting copies) is selected with probability exactly (copies)/#valid; (c) the transcript
-    distribution is the same for every deal (the public information is the same)."""
+    distribution is the same for every deal with the same public information: the cards, the
+    sizes and whether P1 plays at all (which the game makes public)."""
     top_card = parse_card(top)
     all_cards = parse_cards(cards)
     if sum(sizes) != len(all_cards):
         raise ValueError("the sizes must add up to the number of cards")
     proof = Proof(f"UNO card selection {variant}, top {top_card}, k = {len(all_cards)}, "
                   f"sizes {'/'.join(map(str, sizes))}")
-    dists = []
+    # whether P1 holds a valid card becomes public (P1 plays or draws): compare within each
+    by_public: dict[bool, list[dict[str, Fraction]]] = {True: [], False: []}
     for deal in _assignments(all_cards, sizes):
         hand, others, deck = deal[0], deal[1:-1], deal[-1]
         b = uno_branches(top_card, hand, others, deck, variant)
@@ -304,11 +332,12 @@ def prove_card_selection(top: str, cards: str, sizes: Sequence[int],
             {c: Fraction(n, len(valid)) for c, n in Counter(valid).items()} if valid
             else {None: Fraction(1)})
         proof.uniform &= outcome == want
-        dists.append(b.transcripts())
+        by_public[bool(valid)].append(b.transcripts())
         proof.inputs += 1
         proof.branches += b.table.runs
-    proof.secure = _same_distributions(dists)
-    proof.details.append(f"{len(dists[0])} distinct transcripts")
+    proof.secure = all(_same_distributions(d) for d in by_public.values())
+    proof.details += [f"{'some' if v else 'no'} valid card in P1's hand: {len(d)} deals, "
+                      f"{len(d[0])} distinct transcripts" for v, d in by_public.items() if d]
     return proof
 
 

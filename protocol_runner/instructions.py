@@ -25,7 +25,9 @@ class Expected:
     """The table after the current step: per zone, columns of expected cells (top to bottom).
 
     ``discard`` is the expected top of the discard pile (a code, or ``?`` for a card about to
-    be played there). ``reveal`` says in words which cards may appear where ``?`` stands.
+    be played there). ``reveal`` says in words which cards may appear where ``?`` stands, and
+    ``may_show`` maps each code that may appear there to how many times at most: the prior a
+    recogniser should use (the protocol is the truth).
     ``hands``: face-down cards expected in front of players (checked when a view counts them).
     """
 
@@ -33,11 +35,13 @@ class Expected:
     side: tuple[tuple[str, ...], ...] = ()
     discard: str | None = None
     reveal: str = ""
+    may_show: dict[str, int] = field(default_factory=dict)
     hands: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"work": [list(c) for c in self.work], "side": [list(c) for c in self.side],
-                "discard": self.discard, "reveal": self.reveal, "hands": dict(self.hands)}
+                "discard": self.discard, "reveal": self.reveal, "may_show": dict(self.may_show),
+                "hands": dict(self.hands)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,13 +111,14 @@ class Verdict:
     seq: int | None = None
     problems: tuple[Problem, ...] = ()
     recover: str = ""
-    check: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "accepted"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "verdict", "verdict": self.kind, "seq": self.seq,
                                "message": self.message}
-        if self.check:
-            out["check"] = self.check
         if self.problems:
             out["problems"] = [p.to_json() for p in self.problems]
         if self.recover:

@@ -43,7 +43,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from protocol_runner.cards import Card, standard_faces, uno_faces
+from protocol_runner.cards import Card, domino_set, standard_faces, uno_faces
 from protocol_runner.helpers import (
     ALPHA,
     BETA,
@@ -123,8 +123,9 @@ class Vocabulary:
 
 @cache
 def default_vocabulary() -> Vocabulary:
-    """Roles, the 54 UNO faces and the 53 standard faces."""
-    return Vocabulary(uno_faces() + standard_faces())
+    """Roles, the 54 UNO faces, the 53 standard faces and the 28 domino tiles (last, so that
+    adding them kept every other token id)."""
+    return Vocabulary(uno_faces() + standard_faces() + domino_set())
 
 
 VOCAB = default_vocabulary()

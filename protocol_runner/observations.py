@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,12 +26,15 @@ from protocol_runner.cards import BACK, CardCodeError, parse_card
 FORMAT_VERSION = 1
 
 EventName = Literal[
-    "shuffle_done", "step_undone", "card_corrected", "abort_turn", "drew", "pass", "colour"
+    "shuffle_done", "step_undone", "card_corrected", "abort_turn", "drew", "pass", "colour",
+    "played",
 ]
 EVENTS: tuple[str, ...] = (
-    "shuffle_done", "step_undone", "card_corrected", "abort_turn", "drew", "pass", "colour"
+    "shuffle_done", "step_undone", "card_corrected", "abort_turn", "drew", "pass", "colour",
+    "played",
 )
 ZONES = ("work", "side")
+GAMES = ("uno", "old-maid", "sevens", "hearts", "muggins")  # the last four: games/checked.py
 COLOURS = ("R", "Y", "G", "B")
 
 
@@ -75,16 +79,22 @@ class Cell:
                 or not 0.0 <= confidence <= 1.0:
             raise ObservationError(f"{where}: confidence must be a number in [0, 1], "
                                    f"got {confidence!r}")
-        code = data.strip().upper()
-        if code != BACK:
-            try:
-                code = parse_card(code).code
-            except CardCodeError as exc:
-                raise ObservationError(f"{where}: {exc}") from None
+        try:
+            code = _canonical(data)
+        except CardCodeError as exc:
+            raise ObservationError(f"{where}: {exc}") from None
         return cls(code, float(confidence))
 
 
 EMPTY = Cell(None)
+
+
+@lru_cache(maxsize=512)
+def _canonical(text: str) -> str:
+    """A cell's code, canonical (``7r`` → ``7R``, ``back`` → ``BACK``); cached, as a view
+    repeats the same few dozen codes hundreds of times."""
+    code = text.strip().upper()
+    return code if code == BACK else parse_card(code).code
 
 Column = tuple[Cell, ...]
 
@@ -111,6 +121,11 @@ def trim(column: Sequence[Cell]) -> Column:
     while end and column[end - 1].code is None:
         end -= 1
     return tuple(column[:end])
+
+
+def compact(column: Sequence[Cell]) -> Column:
+    """A column's cards without its empty cells: readings that differ only there are equal."""
+    return tuple(cell for cell in column if cell.code is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +197,9 @@ class Event:
       ``code`` give the right reading, applied to the last view, which is then checked again;
     * ``abort_turn``: give up the virtual turn in progress; the table restores the hands;
     * ``drew`` / ``pass``: a human drew a card / ends the turn without playing;
-    * ``colour``: a human who played a black card names the colour (``colour``: R, Y, G or B).
+    * ``colour``: a human who played a black card names the colour (``colour``: R, Y, G or B);
+    * ``played``: a card (``code``) went onto the discard pile that the camera cannot tell from
+      the top card (the same face): say so, as the view shows no change.
     """
 
     event: EventName
@@ -247,8 +264,8 @@ class Setup:
             raise ObservationError("setup: hand_size must be 1..15")
         if self.variant not in ("v1", "v2"):
             raise ObservationError("setup: variant must be v1 or v2")
-        if self.game != "uno":
-            raise ObservationError(f"setup: unknown game {self.game!r} (this runner plays uno)")
+        if self.game not in GAMES:
+            raise ObservationError(f"setup: unknown game {self.game!r} (one of {', '.join(GAMES)})")
 
     def to_json(self) -> dict[str, Any]:
         return {"v": FORMAT_VERSION, "kind": "setup", "game": self.game,
@@ -310,6 +327,10 @@ def from_json(data: Any) -> Record:
             code = Cell.from_json(code, "card_corrected code").code
             if code is None:
                 raise ObservationError("card_corrected: code is required")
+        if name == "played":
+            code = Cell.from_json(code, "played code").code
+            if code in (None, BACK):
+                raise ObservationError("played: code (the card played) is required")
         if name == "colour":
             if not isinstance(colour, str) or colour.upper() not in COLOURS:
                 raise ObservationError(f"colour: colour must be one of R, Y, G, B, got {colour!r}")
@@ -346,10 +367,9 @@ def dumps(record: Record) -> str:
     return json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False)
 
 
-def read_records(path: str | Path) -> Iterator[tuple[int, Record]]:
-    """Yield ``(line number, record)``; blank lines and ``#`` comments are skipped.
-
-    A malformed line raises :class:`ObservationError` naming the file and line number.
+def read_lines(path: str | Path) -> Iterator[tuple[int, Record | ObservationError]]:
+    """Yield ``(line number, record)`` or ``(line number, error)`` for a malformed line, so a
+    script runner can refuse one bad line and go on. Blank lines and ``#`` comments are skipped.
     """
     try:
         handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed below, generator
@@ -362,4 +382,13 @@ def read_records(path: str | Path) -> Iterator[tuple[int, Record]]:
             try:
                 yield number, parse_line(line)
             except ObservationError as exc:
-                raise ObservationError(f"{path} line {number}: {exc}") from None
+                yield number, ObservationError(f"{path} line {number}: {exc}")
+
+
+def read_records(path: str | Path) -> Iterator[tuple[int, Record]]:
+    """Yield ``(line number, record)``; a malformed line raises :class:`ObservationError`
+    naming the file and line number."""
+    for number, item in read_lines(path):
+        if isinstance(item, ObservationError):
+            raise item
+        yield number, item

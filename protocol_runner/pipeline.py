@@ -11,6 +11,7 @@ processing — not recognised, not drawn, not recorded. The page shows a blank p
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -107,6 +108,8 @@ class Vision(Protocol):
 
     def correct(self, zone: str, column: int, row: int, code: str) -> None: ...
 
+    def reset(self) -> None: ...
+
 
 class Game(Protocol):
     """The runner seen from the pipeline (see :mod:`protocol_runner.runner`)."""
@@ -197,7 +200,10 @@ class Pipeline:
     started_at: float = 0.0
     commits: list[tuple[float, float, str]] = field(default_factory=list)
     """(video time, wall clock when its frame was read, instruction after): for bench-replay."""
+    reading: View | None = None
+    """The last view fed to the runner: what the camera (or the script) read."""
     _jpeg: bytes | None = None
+    _was_blind: bool = False
     _last_push: float = 0.0
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -259,7 +265,12 @@ class Pipeline:
             # NOTES.md item 14: no recognition, no drawing, no recording of a shuffle.
             self.frames_dropped += 1
             self._jpeg = None
+            self._was_blind = True
             return
+        if self._was_blind:
+            self._was_blind = False
+            if self.vision is not None:
+                self.vision.reset()
         if self.recorder is not None:
             self.recorder.frame(item.image)
         self.frame_size = (int(item.image.shape[1]), int(item.image.shape[0]))
@@ -282,8 +293,11 @@ class Pipeline:
     def _feed(self, record: Record) -> dict[str, Any]:
         """Feed one record; every error the runner raises for bad input is shown, not fatal."""
         if isinstance(record, Setup):
-            self.setup_record = record
-            self.game = self.make_game(record)
+            game = self.make_game(record)
+            verdict = game.feed(record)
+            if verdict is not None and not verdict.get("ok", True):
+                raise ObservationError(verdict.get("text") or "the runner refused this setup")
+            self.game, self.setup_record, self.last_verdict = game, record, verdict
             self.timeline_log.append({"text": f"new game: {_players_text(record)}", "ok": True})
             if self.recorder is not None:
                 self.recorder.record(record)
@@ -294,6 +308,8 @@ class Pipeline:
             raise ObservationError("no game is set up yet: start one from the page (New game…)")
         if self.recorder is not None:
             self.recorder.record(record)
+        if isinstance(record, View):
+            self.reading = record
         result = self.game.feed(record)
         verdict = _verdict_of(result)
         if verdict is not None:
@@ -348,12 +364,16 @@ class Pipeline:
                     "t": round(self.t, 2), "blind": bool(runner.get("blind")),
                     "finished": self.finished, "error": self.error,
                     "frames_dropped": self.frames_dropped,
+                    "camera": self.vision is not None,
                 },
                 "instruction": runner.get("instruction"),
                 "verdict": self.last_verdict,
                 "game": runner.get("game"),
                 "timeline": self.timeline_log[-300:],
                 "cards": [] if runner.get("blind") else self.cards,
+                "reading": None if self.reading is None or runner.get("blind") else {
+                    k: v for k, v in self.reading.to_json().items()
+                    if k in ("work", "side", "discard")},
                 "codes": CORRECTION_CODES,
             }
 
@@ -391,6 +411,9 @@ class Pipeline:
                 self.vision.correct(zone, column, row, code)
             out = self._feed(Event(event="card_corrected", zone=zone, column=column, row=row,
                                    code=code))
+            if self.reading is not None:
+                with contextlib.suppress(ObservationError):
+                    self.reading = self.reading.corrected(zone, column, row, code)
             return {**out, "state": self.state()}
 
     def setup(self, config: dict[str, Any]) -> dict[str, Any]:
@@ -568,15 +591,199 @@ def video_fps(path: Path) -> float:
     return fps if 1.0 <= fps <= 240.0 else 10.0
 
 
+class RunnerGame:
+    """The runner's :class:`~protocol_runner.runner.Session`, seen as the page needs it.
+
+    The runner speaks in its own JSON (instructions with expected cells, verdicts with
+    problems); this turns one answer into the page's verdict (ok, text, recover) and the
+    runner's state into the page's sections, so the page does not depend on the runner's
+    internals and the runner knows nothing of a screen.
+    """
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    def feed(self, record: Record) -> dict[str, Any] | None:
+        outputs = [o.to_json() for o in self.session.feed(record)]
+        verdict = next((o for o in outputs if o.get("type") == "verdict"), None)
+        return None if verdict is None else page_verdict(verdict)
+
+    def state(self) -> dict[str, Any]:
+        raw = self.session.state()
+        instruction = raw.get("instruction")
+        return {
+            "blind": raw.get("blind") == "shuffle",
+            "blind_kind": raw.get("blind"),
+            "turn_number": raw.get("turn_number"),
+            "phase": raw.get("phase"),
+            "instruction": None if instruction is None else page_instruction(
+                instruction, self._labels()),
+            "expectation": None if instruction is None else {
+                **instruction.get("expected", {}), "highlight": instruction.get("highlight")},
+            "game": page_game(raw.get("game"), raw.get("turn_number")),
+        }
+
+    def _labels(self) -> dict[str, str]:
+        deck = getattr(getattr(self.session, "runner", None), "helper_deck", None)
+        if deck is None:
+            return {}
+        return {card.code: str(role) for role, card in deck.faces.items()}
+
+
+def page_verdict(v: dict[str, Any]) -> dict[str, Any]:
+    kind = v.get("verdict", "accepted")
+    problems = [p.get("message", "") for p in v.get("problems", [])]
+    text = str(v.get("message", ""))
+    if problems:
+        shown = "; ".join(problems[:2]) + (f"; and {len(problems) - 2} more"
+                                           if len(problems) > 2 else "")
+        text = f"{text}: {shown}"
+    return {"ok": kind == "accepted", "kind": kind, "text": text,
+            "recover": v.get("recover") or None, "seq": v.get("seq"),
+            "problems": v.get("problems", [])}
+
+
+def page_instruction(ins: dict[str, Any], labels: dict[str, str]) -> dict[str, Any]:
+    expected = ins.get("expected") or {}
+    work = expected.get("work") or []
+    highlight = [{"zone": z, "column": c, "row": r} for z, c, r in ins.get("highlight") or []]
+    lit = {(h["column"], h["row"]) for h in highlight if h["zone"] == "work"}
+    cells = [{"column": c, "row": r, "label": _cell_label(code, labels),
+              "face": code not in (BACK, "?"), "highlight": (c, r) in lit}
+             for c, column in enumerate(work, start=1)
+             for r, code in enumerate(column, start=1) if code]
+    where = f"{ins['protocol']}, step {ins['step']} of {ins['total']}" if ins.get("protocol") \
+        else ins.get("phase", "")
+    return {
+        "text": ins.get("text", ""), "player": ins.get("player"), "phase": ins.get("phase"),
+        "protocol": ins.get("protocol"), "context": ins.get("context"), "where": where,
+        "step": ins.get("step") or None, "steps": ins.get("total") or None,
+        "turn": ins.get("turn"), "blind": ins.get("blind"), "reveal": expected.get("reveal"),
+        "highlight": highlight,
+        "diagram": {"columns": len(work), "rows": max((len(c) for c in work), default=0),
+                    "cells": cells} if work else None,
+    }
+
+
+def _cell_label(code: str, labels: dict[str, str]) -> str:
+    if code == BACK:
+        return ""
+    return labels.get(code, code)
+
+
+def page_game(game: dict[str, Any] | None, turn: int | None) -> dict[str, Any] | None:
+    if not game:
+        return None
+    return {
+        "name": "UNO",
+        "players": [{"name": p["name"], "kind": p.get("type", "human"),
+                     "hand": p.get("hand_size"), "current": p["name"] == game.get("turn"),
+                     "winner": p["name"] == game.get("winner")} for p in game.get("players", [])],
+        "discard": game.get("discard", []), "colour": game.get("colour_in_force"),
+        "direction": 1 if game.get("direction") == "clockwise" else -1,
+        "turn": turn, "deck": game.get("deck_size"), "winner": game.get("winner"),
+    }
+
+
 def make_game(journal: str | Path | None) -> Callable[[Setup], Game]:
-    """The runner factory: a new game (and journal) for each setup."""
+    """The runner factory: a new runner session (journaled when asked) for each setup."""
 
     def build(setup: Setup) -> Game:
-        from protocol_runner.runner import GameRunner
+        from protocol_runner.runner import Session
 
-        return RunnerGame(GameRunner.start(setup, journal=journal))
+        if journal is None:
+            return RunnerGame(Session())
+        from protocol_runner.journal import Journal
+
+        return RunnerGame(Session(Journal.create(journal)))
 
     return build
+
+
+class CameraVision:
+    """The vision pipeline of issue 5 seen from here: read a frame (``vision.recognise``), keep a
+    view only when it held still with no hand over it (``vision.tracking``), and report where
+    each card lies (zone, column, row as ``vision.layout`` counts them) for drawing and clicks.
+
+    A card the operator corrected keeps its corrected code while the camera goes on reading the
+    same wrong code at that place, so one misread is not reported again at every later step.
+    """
+
+    def __init__(self, reader: Any = None, stable_frames: int = 4) -> None:
+        from vision.recognise import TableReader
+        from vision.tracking import StableCommitter
+
+        self.reader = reader if reader is not None else TableReader.load()
+        self.committer = StableCommitter(stable_frames)
+        self.overrides: dict[tuple[str, int, int], tuple[str, str]] = {}
+        self.last_cards: list[dict[str, Any]] = []
+
+    def process(self, image: np.ndarray, t: float) -> tuple[View | None, list[dict[str, Any]]]:
+        table = self.reader.read(image)
+        cards = self._cards(table)
+        self.last_cards = cards
+        view = self.committer.update(table)
+        if view is not None and self.overrides:
+            view = self._apply_overrides(view)
+        return view, cards
+
+    def _cards(self, table: Any) -> list[dict[str, Any]]:
+        from vision.layout import zone_columns
+
+        out: list[dict[str, Any]] = []
+        by_zone: dict[str, list[Any]] = {}
+        for d in table.detections:
+            if d.zone is not None and d.quad_mm is not None:
+                by_zone.setdefault(d.zone, []).append(d)
+        for zone, found in by_zone.items():
+            if zone == "discard":
+                best = max(found, key=lambda d: d.confidence)
+                out.append(_card_dict(best, zone, 1, 1, self.overrides))
+                continue
+            rpc = self.reader.rows_per_column if zone == "work" else None
+            for c, column in enumerate(zone_columns(found, rpc), start=1):
+                for r, d in enumerate(column, start=1):
+                    if d is not None:
+                        out.append(_card_dict(d, zone, c, r, self.overrides))
+        return out
+
+    def _apply_overrides(self, view: View) -> View:
+        for (zone, column, row), (misread, code) in list(self.overrides.items()):
+            try:
+                cell = view.discard if zone == "discard" else \
+                    view.cells(zone)[column - 1][row - 1]
+            except IndexError:
+                cell = None
+            if cell is None or cell.code != misread:
+                del self.overrides[(zone, column, row)]  # the card changed: the camera reads anew
+                continue
+            view = view.corrected(zone, column, row, code)
+        return view
+
+    def expect(self, hint: dict[str, Any] | None) -> None:
+        """The runner's expectation tells how tall the work area's columns are (bands)."""
+        work = (hint or {}).get("work") or []
+        self.reader.rows_per_column = max((len(c) for c in work), default=0) or None
+
+    def correct(self, zone: str, column: int, row: int, code: str) -> None:
+        for card in self.last_cards:
+            if (card["zone"], card["column"], card["row"]) == (zone, column, row):
+                self.overrides[(zone, column, row)] = (card.get("read", card["code"]), code)
+
+    def reset(self) -> None:
+        """After a blind window: nothing seen before it is evidence of what lies there now."""
+        self.committer.reset()
+        self.overrides.clear()
+
+
+def _card_dict(d: Any, zone: str, column: int, row: int,
+               overrides: dict[tuple[str, int, int], tuple[str, str]]) -> dict[str, Any]:
+    code = d.code
+    fixed = overrides.get((zone, column, row))
+    shown = fixed[1] if fixed and fixed[0] == code else code
+    return {"zone": zone, "column": column, "row": row, "code": shown, "read": code,
+            "confidence": round(float(d.confidence), 3),
+            "quad": [[float(x), float(y)] for x, y in d.quad]}
 
 
 def vision_stage() -> Vision:

@@ -25,13 +25,22 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from protocol_runner.cards import BACK, Card, uno_deck
 from protocol_runner.games import uno
-from protocol_runner.helpers import HelperDeck, Role, default_uno_helper_deck
+from protocol_runner.helpers import (
+    ALPHA,
+    BETA,
+    HelperDeck,
+    HelperDeckError,
+    Role,
+    default_uno_helper_deck,
+    theta,
+)
 from protocol_runner.instructions import (
     REVEAL,
     BlindKind,
@@ -54,7 +63,14 @@ from protocol_runner.machine import (
     Take,
     Turn,
 )
-from protocol_runner.observations import Event, Record, Setup, View, trim
+from protocol_runner.observations import (
+    Event,
+    ObservationError,
+    Record,
+    Setup,
+    View,
+    compact,
+)
 from protocol_runner.protocols.card_selection import Group, uno_card_selection, uno_groups
 from protocol_runner.protocols.wild_colour import wild_colour
 
@@ -110,6 +126,8 @@ class ProtocolDriver:
         self.names = names  # group/area name → what people call it ("P2" → "Bob")
         self.history: list[Reveal | None] = []
         self._codes = VOCAB.codes(helper_deck)
+        # token → what the camera shows; PENDING (-3), DOWN (-2), EMPTY (-1) index from the end
+        self._code_list = [str(c) for c in self._codes] + [REVEAL, BACK, ""]
         self._start()
 
     # ---------------------------------------------------------------------------- lifecycle
@@ -122,7 +140,11 @@ class ProtocolDriver:
         self.index = 0
         self.done = False
         self.result: Any = None
-        self.last_reveal: Reveal | None = None
+        self.rendered = _Rendered({"work": [], "side": []}, {"work": (), "side": ()}, {})
+        self._grids: list[tuple[str, np.ndarray]] = []
+        self._layout = 0
+        self._shape: tuple[tuple[int, bytes], dict[str, list[list[int]]],
+                           dict[int, tuple[str, int, int]]] | None = None
         self.step: Step = next(self.gen)
         self._prepare()
 
@@ -142,16 +164,19 @@ class ProtocolDriver:
         step = self.step
         self.blind = blind_kind(step.action, self.state)
         self.after = self._apply(step.action, list(self.state))
-        for region in step.regions:
-            if region.name not in self.region_names:
-                self.region_names.append(region.name)
-            r_idx = self.region_names.index(region.name)
-            grid = region.cells(0)
-            for row in range(grid.shape[0]):
-                for col in range(grid.shape[1]):
-                    slot = int(grid[row, col])
-                    if slot >= 0:
-                        self.loc[slot] = (r_idx, col, row)
+        grids = [(region.name, region.cells(0)) for region in step.regions]
+        if not self._same_regions(grids):  # (re-listing the same grids changes nothing)
+            self._layout += 1
+            for name, grid in grids:
+                if name not in self.region_names:
+                    self.region_names.append(name)
+                r_idx = self.region_names.index(name)
+                rows, cols = np.nonzero(grid >= 0)
+                for slot, row, col in zip(grid[rows, cols].tolist(), rows.tolist(),
+                                          cols.tolist(), strict=True):
+                    self.loc[slot] = (r_idx, col, row)
+        self._grids = grids
+        self.before = self.rendered
         self.rendered = self._render(self.after)
         self.turned = _flat(step.action.positions) if isinstance(step.action, Turn) \
             and step.action.up else []
@@ -192,40 +217,54 @@ class ProtocolDriver:
                 raise RunnerError(f"unknown action {action!r}")
         return state
 
+    def _same_regions(self, grids: list[tuple[str, np.ndarray]]) -> bool:
+        old = self._grids
+        return len(old) == len(grids) and all(
+            a == b and x.shape == y.shape and np.array_equal(x, y)
+            for (a, x), (b, y) in zip(old, grids, strict=True))
+
     def _render(self, state: Sequence[int]) -> _Rendered:
-        columns: dict[tuple[str, int, int], list[tuple[int, int]]] = {}
-        for slot, value in enumerate(state):
-            if value == EMPTY or slot not in self.loc:
-                continue
-            r_idx, col, row = self.loc[slot]
-            zone = "work" if self.region_names[r_idx] in WORK_REGIONS else "side"
-            columns.setdefault((zone, r_idx, col), []).append((row, slot))
+        """Group the present slots into columns per zone (the hot path: the grouping is cached
+        while the layout and the set of occupied slots stay the same)."""
+        present = bytes(v != EMPTY for v in state)
+        key = (self._layout, present)
+        if self._shape is not None and self._shape[0] == key:
+            slots, where = self._shape[1], self._shape[2]
+        else:
+            slots, where = self._group(state)
+            self._shape = (key, slots, where)
+        codes = self._code_list
+        cells = {zone: tuple(tuple([codes[state[s]] for s in col]) for col in cols)
+                 for zone, cols in slots.items()}
+        return _Rendered(slots, cells, where)
+
+    def _group(self, state: Sequence[int]) -> tuple[dict[str, list[list[int]]],
+                                                     dict[int, tuple[str, int, int]]]:
+        work_regions = [name in WORK_REGIONS for name in self.region_names]
+        columns: dict[tuple[bool, int, int], list[tuple[int, int]]] = {}
+        size = len(state)
+        for slot, (r_idx, col, row) in self.loc.items():
+            if slot < size and state[slot] != EMPTY:
+                key = (not work_regions[r_idx], r_idx, col)
+                if key in columns:
+                    columns[key].append((row, slot))
+                else:
+                    columns[key] = [(row, slot)]
         slots: dict[str, list[list[int]]] = {"work": [], "side": []}
         for key in sorted(columns):
-            slots[key[0]].append([s for _, s in sorted(columns[key])])
+            slots["side" if key[0] else "work"].append([s for _, s in sorted(columns[key])])
         where: dict[int, tuple[str, int, int]] = {}
-        cells: dict[str, tuple[tuple[str, ...], ...]] = {}
         for zone, cols in slots.items():
             for c, col in enumerate(cols, start=1):
                 for r, slot in enumerate(col, start=1):
                     where[slot] = (zone, c, r)
-            cells[zone] = tuple(tuple(self._show(state[s]) for s in col) for col in cols)
-        return _Rendered(slots, cells, where)
-
-    def _show(self, value: int) -> str:
-        if value == DOWN:
-            return BACK
-        if value == PENDING:
-            return REVEAL
-        return str(self._codes[value])
+        return slots, where
 
     def _advance(self, sent: Reveal | None) -> None:
         tokens = _flat(sent.tokens) if sent is not None else None
         self.state = self._apply(self.step.action, self.state, tokens, self.areas)
         self.history.append(sent)
         self.index += 1
-        if sent is not None:
-            self.last_reveal = sent
         try:
             self.step = self.gen.send(sent)
         except StopIteration as stop:
@@ -245,13 +284,16 @@ class ProtocolDriver:
         for zone in ("work", "side"):
             want = self.rendered.cells[zone]
             want_slots = self.rendered.slots[zone]
-            seen = [c for c in (trim(col) for col in view.cells(zone)) if c]
+            seen = [c for c in (compact(col) for col in view.cells(zone)) if c]
             if len(seen) != len(want):
                 problems.append(Problem(
                     f"the {zone} area shows {len(seen)} columns; expected {len(want)}",
                     zone=zone, expected=str(len(want)), saw=str(len(seen))))
             for c, (wcol, scol, slots) in enumerate(zip(want, seen, want_slots, strict=False),
                                                     start=1):
+                if len(scol) == len(wcol) and REVEAL not in wcol \
+                        and all(x.code == w for x, w in zip(scol, wcol, strict=True)):
+                    continue
                 if len(scol) != len(wcol):
                     problems.append(Problem(
                         f"{zone} column {c} holds {len(scol)} cards; expected {len(wcol)} "
@@ -300,7 +342,7 @@ class ProtocolDriver:
         first = self.step.action.tokens if isinstance(self.step.action, Place) else None
         if first is None:
             return ""
-        valid = _flat(first)[2 * (column - 1)] == VOCAB.token(Role("beta"))
+        valid = _flat(first)[2 * (column - 1)] == VOCAB.token(BETA)
         return (f" — below {card}, which is {'valid' if valid else 'not valid'} on the top "
                 f"card, so {'βα' if valid else 'αβ'}")
 
@@ -329,17 +371,18 @@ class ProtocolDriver:
                         f"{zone} column {c}, row {r}: {self._label(code)} cannot appear here; "
                         f"expected {expect.text}", zone=zone, column=c, row=r, saw=code))
         if expect.multiset is not None:
-            problems += self._multiset_problems(Counter(tokens), dict(expect.multiset))
+            problems += self._multiset_problems(tokens, place, dict(expect.multiset))
         width = len(next(iter(expect.words))) if expect.words else (
             len(expect.word_counts[0][0]) if expect.word_counts else 0)
         if width and not problems:
             words = [tuple(tokens[i:i + width]) for i in range(0, len(tokens), width)]
             for i, word in enumerate(words):
                 if expect.words is not None and word not in expect.words:
-                    zone, c, r = place[i * width]
+                    cells = place[i * width:(i + 1) * width]
+                    zone, c, r = cells[0]
                     problems.append(Problem(
-                        f"{zone} column {c}, row {r}: the pair reads {self._word(word)}; a bit "
-                        "must read αβ (0) or βα (1)", zone=zone, column=c, row=r,
+                        f"{_span(cells)}: the pair reads {self._word(word)}; a bit must read "
+                        "αβ (0) or βα (1)", zone=zone, column=c, row=r,
                         expected="αβ or βα", saw=self._word(word)))
             for word, least, most in expect.word_counts:
                 hits = [place[i * width][1] for i, w in enumerate(words) if w == word]
@@ -349,27 +392,62 @@ class ProtocolDriver:
                         f"exactly {least}" if least == most else f"{least} to {most}")
                     problems.append(Problem(
                         f"{len(hits)} pairs read {self._word(word)} (side columns {cols}); "
-                        f"{bound} may", zone=place[0][0], expected=bound, saw=str(len(hits))))
+                        f"{bound} may", zone=place[0][0], column=hits[0] if hits else None,
+                        expected=bound, saw=str(len(hits))))
         return problems, reveal
 
     def _word(self, word: Sequence[int]) -> str:
         return "".join(str(VOCAB.item(t)) if t < 4 else str(self._codes[t]) for t in word)
 
-    def _multiset_problems(self, got: Counter[int], want: dict[int, int]) -> list[Problem]:
+    def _multiset_problems(self, tokens: Sequence[int], place: Sequence[tuple[str, int, int]],
+                           want: dict[int, int]) -> list[Problem]:
+        """Step 5 (the remaining cards) and Step 9 (θ counts = hand sizes): what differs."""
+        got = Counter(tokens)
         problems = []
         for t in sorted(set(got) | set(want)):
-            if got[t] == want.get(t, 0):
+            n, need = got[t], want.get(t, 0)
+            if n == need:
                 continue
+            cols = [c for (_, c, _), tok in zip(place, tokens, strict=True) if tok == t]
+            at = f" (column{'s' if len(cols) > 1 else ''} {', '.join(map(str, cols))})" \
+                if cols and len(cols) <= 12 else ""
             item = VOCAB.item(t)
             if isinstance(item, Role) and item.kind == "theta":
                 owner = self.names.get(f"group{item.index}", f"group {item.index}")
-                msg = (f"{item} ({self._codes[t]}) shows {got[t]} times, but {owner} holds "
-                       f"{want.get(t, 0)} cards")
+                msg = (f"{item} ({self._codes[t]}) shows {n} times{at}, but {owner} holds "
+                       f"{_cards(need)}")
             else:
-                msg = (f"{self._codes[t]} shows {got[t]} times, but {want.get(t, 0)} "
-                       f"{'is' if want.get(t, 0) == 1 else 'are'} in play")
-            problems.append(Problem(msg, expected=str(want.get(t, 0)), saw=str(got[t])))
+                msg = (f"{self._codes[t]} shows {n} times{at}, but {need} "
+                       f"{'is' if need == 1 else 'are'} in play (not on the discard pile)")
+            problems.append(Problem(msg, zone=place[0][0], column=cols[0] if cols else None,
+                                    expected=str(need), saw=str(n)))
         return problems
+
+    def may_show(self) -> dict[str, int]:
+        """Codes the current reveal may show, each with its most copies (a recogniser's prior)."""
+        expect = self.step.expect
+        if not self.turned or expect is None:
+            return {}
+        if expect.multiset is not None:
+            return {self._code_list[t]: n for t, n in sorted(expect.multiset.items())}
+        return {self._code_list[t]: len(self.turned) for t in sorted(expect.faces or ())}
+
+    def changes(self) -> tuple[tuple[str, int, int], ...]:
+        """Cells (zone, column, row) that the current step changes: to highlight on a screen."""
+        before, now = self.before, self.rendered
+        out = []
+        for zone in ("work", "side"):
+            old_cells, old_slots = before.cells[zone], before.slots[zone]
+            for c, (col, slots) in enumerate(zip(now.cells[zone], now.slots[zone], strict=True),
+                                             start=1):
+                if c <= len(old_cells) and old_cells[c - 1] == col \
+                        and old_slots[c - 1] == slots and REVEAL not in col:
+                    continue
+                for r, (cell, slot) in enumerate(zip(col, slots, strict=True), start=1):
+                    if cell == REVEAL or before.where.get(slot) != (zone, c, r) \
+                            or old_cells[c - 1][r - 1] != cell:
+                        out.append((zone, c, r))
+        return tuple(out)
 
     def accept(self, reveal: Reveal | None) -> None:
         self._advance(reveal)
@@ -383,6 +461,19 @@ class ProtocolDriver:
             player = self.names.get("P1" if name == "drawn" else name, name)
             out[player] += initial - areas[name]
         return dict(out)
+
+
+def _cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def _span(cells: Sequence[tuple[str, int, int]]) -> str:
+    """Where a word lies, as people say it: "side columns 4–5" or "work column 3, rows 3–4"."""
+    zone, c0, r0 = cells[0]
+    _, c1, r1 = cells[-1]
+    if c0 == c1:
+        return f"{zone} column {c0}, rows {r0}–{r1}" if r0 != r1 else f"{zone} column {c0}"
+    return f"{zone} columns {c0}–{c1}"
 
 
 # ----------------------------------------------------------------------------- the game
@@ -420,18 +511,27 @@ class GameRunner:
         self.notice = ""
 
     # ---------------------------------------------------------------------------- public
+    @classmethod
+    def start(cls, setup: Setup, journal: str | Path | None = None) -> Session:
+        """A new game with its journal: shorthand for :meth:`Session.start`."""
+        return Session.start(setup, journal)
+
     def feed(self, record: Record) -> list[Output]:
         """Take one input; return the verdict and, if the table must do something new, the
         instruction. Bad or untimely input is refused with a message; state stays intact."""
         seq = record.seq if not isinstance(record, Setup) else None
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
-            return self._out(Verdict("refused", f"observation {seq} arrived after {self.last_seq}"
-                                     ": out of order, ignored", seq=seq))
+            verdict = Verdict("refused", f"observation {seq} arrived after {self.last_seq}: "
+                              "out of order, ignored", seq=seq)
+            self.verdict = verdict
+            return [verdict]
         before = self.instruction
         try:
             verdict = self._dispatch(record)
         except uno.UnoRuleError as exc:
             verdict = Verdict("deviation", str(exc), seq=seq)
+        except ObservationError as exc:  # e.g. a correction of a cell that does not exist
+            verdict = Verdict("refused", str(exc), seq=seq)
         if seq is not None and verdict.kind != "refused":
             self.last_seq = seq
         out: list[Output] = [verdict]
@@ -448,6 +548,7 @@ class GameRunner:
         return {"phase": self.phase, "turn_number": self.turn, "game": game,
                 "pending_black": self.pending.code if self.pending else None,
                 "instruction": instr.to_json() if instr else None,
+                "expectation": instr.expected.to_json() if instr else None,
                 "blind": instr.blind if instr else None,
                 "last_verdict": self.verdict.to_json() if self.verdict else None,
                 "last_seq": self.last_seq, "timeline": list(self.timeline)}
@@ -470,8 +571,18 @@ class GameRunner:
         if self.setup is not None:
             return Verdict("refused", "the game is already set up; start a new journal for a "
                            "new game")
-        helper = (HelperDeck.from_mapping(setup.helper_deck) if setup.helper_deck
-                  else default_uno_helper_deck(len(setup.players) + 2))
+        if setup.game != "uno":
+            return Verdict("refused", f"this runner plays uno, not {setup.game} (see "
+                           "protocol_runner/games/checked.py)")
+        groups = len(setup.players) + 2  # every player, the deck, a drawn card (draw-then-play)
+        try:
+            helper = (HelperDeck.from_mapping(setup.helper_deck) if setup.helper_deck
+                      else default_uno_helper_deck(groups))
+            for role in (ALPHA, BETA, *(theta(i) for i in range(1, groups + 1))):
+                helper.card(role)
+        except HelperDeckError as exc:
+            return Verdict("refused", f"setup: {exc} (a game of {len(setup.players)} players "
+                           f"needs alpha, beta and theta1…theta{groups})")
         self.setup, self.helper_deck = setup, helper
         seats = tuple(uno.Seat(p.name, p.virtual) for p in setup.players)
         self.game = uno.new_game(seats, setup.start, setup.hand_size)
@@ -492,7 +603,7 @@ class GameRunner:
         if self.phase == PHASE_PROTOCOL:
             return self._protocol_view(view)
         assert self.game is not None
-        problems = self._empty_areas(view) + self._hand_problems(view, {})
+        problems = self._empty_areas(view) + self._hand_problems(view, self._aside())
         top = self.game.top
         seen = view.discard.code
         if problems:
@@ -523,8 +634,9 @@ class GameRunner:
                            seq=view.seq)
         card = Card(seen)
         if card.deck != "uno" or card.is_black:
+            why = "is black" if card.is_black else "is not an UNO card"
             return self._deviation(view, f"{card} cannot start the discard pile",
-                                   [Problem(f"discard: {card} is black; the first card must "
+                                   [Problem(f"discard: {card} {why}; the first card must "
                                             "be a colour card", zone="discard",
                                             expected="a colour card", saw=card.code)],
                                    "put it back into the middle of the unplayed deck and turn "
@@ -561,8 +673,8 @@ class GameRunner:
                 self._start_protocol("colour")
             else:
                 self.phase = PHASE_COLOUR
-                self._instruct(PHASE_COLOUR, f"{who} played {card}: {who}, name the colour "
-                               "(R, Y, G or B).", discard=card.code)
+                self._instruct(PHASE_COLOUR, f"You played {card}: name the colour (R, Y, G or "
+                               "B).", discard=card.code)
             return Verdict("accepted", f"{who} played {card}", seq=view.seq)
         self._apply_play(card, None)
         return Verdict("accepted", f"{who} played {card}", seq=view.seq)
@@ -607,8 +719,8 @@ class GameRunner:
             self._start_protocol("select")
         else:
             self.phase = PHASE_HUMAN
-            self._instruct(PHASE_HUMAN, f"{seat.name}: play a card valid on {self._top_text()} "
-                           "onto the discard pile, or draw a card (say 'drew').",
+            self._instruct(PHASE_HUMAN, f"Play a card valid on {self._top_text()} onto the "
+                           "discard pile, or draw a card (say 'drew').",
                            discard=REVEAL)
 
     def _top_text(self) -> str:
@@ -624,8 +736,10 @@ class GameRunner:
         seq = event.seq
         name = self.game.seats[self.game.turn].name
         if event.event == "card_corrected":
-            if self.last_view is None:
-                return Verdict("refused", "no view to correct yet", seq=seq)
+            if self.last_view is None or self.verdict is None \
+                    or self.verdict.kind != "deviation":
+                return Verdict("refused", "nothing to correct: a correction applies to the last "
+                               "view, after a deviation", seq=seq)
             view = self.last_view.corrected(event.zone or "work", event.column or 0,
                                             event.row or 0, event.code or BACK)
             self.last_view = view
@@ -638,9 +752,10 @@ class GameRunner:
                 if self.driver.blind != "shuffle":
                     return Verdict("refused", "no shuffle is in progress: the current step is "
                                    f"{self.driver.step.title}", seq=seq)
+                title = self.driver.step.title
                 self.driver.shuffle_done()
                 self._after_step()
-                return Verdict("accepted", "shuffle done", seq=seq)
+                return Verdict("accepted", f"{title}: shuffle done", seq=seq)
             if event.event == "step_undone":
                 if not self.driver.undo():
                     return Verdict("refused", "nothing to undo: this is the protocol's first "
@@ -655,10 +770,16 @@ class GameRunner:
                 return Verdict("accepted", "virtual turn restarted", seq=seq)
             return Verdict("refused", f"{event.event} does not apply during a virtual turn",
                            seq=seq)
+        if event.event == "played" and self.phase in (PHASE_HUMAN, PHASE_PLAY):
+            if self.last_view is None or event.code != self._discard_expected():
+                return Verdict("refused", "'played' is only for a card of the same face as the "
+                               "top card (the camera sees no change); other plays are seen",
+                               seq=seq)
+            return self._played(self.last_view, Card(event.code))
         if self.phase == PHASE_HUMAN and event.event == "drew":
             self.game = uno.draw_for_turn(self.game)
             self.timeline.append({"turn": self.turn, "player": name, "event": "drew"})
-            self._instruct(PHASE_HUMAN, f"{name}: play the drawn card if it is valid on "
+            self._instruct(PHASE_HUMAN, f"Play the drawn card if it is valid on "
                            f"{self._top_text()}, or pass.", discard=REVEAL)
             return Verdict("accepted", f"{name} drew a card", seq=seq)
         if self.phase == PHASE_HUMAN and event.event == "pass":
@@ -691,7 +812,8 @@ class GameRunner:
             order = [game.seat_after(me, j) for j in range(1, len(game.seats))]
             others = [game.hand_sizes[s] for s in order]
             if purpose == "draw":
-                game = self.game = uno.draw_for_turn(game)
+                if not game.drawn:  # (an aborted draw-then-play keeps its drawn card)
+                    game = self.game = uno.draw_for_turn(game)
                 groups = uno_groups(others, game.deck_size, drawn=True,
                                     hand=game.hand_sizes[me] - 1)
             else:
@@ -726,7 +848,7 @@ class GameRunner:
                            "camera must not look until an operator says 'shuffle done'",
                            seq=view.seq)
         problems, reveal = driver.check(view)
-        problems += self._hand_problems(view, driver.areas_after())
+        problems += self._hand_problems(view, driver.areas_after() | self._aside())
         if self.game is not None and self.game.top is not None \
                 and view.discard.code != self._discard_expected():
             problems.append(Problem(f"discard: expected {self._discard_expected()} on top",
@@ -735,18 +857,16 @@ class GameRunner:
         if problems:
             return self._deviation(view, f"{driver.step.title}: the table differs from the "
                                    "protocol", problems, self._recover(driver))
+        title = driver.step.title
         driver.accept(reveal)
         self._after_step()
-        return Verdict("accepted", f"{self._step_label(driver)} done", seq=view.seq)
+        return Verdict("accepted", f"{title}: done", seq=view.seq)
 
     def _discard_expected(self) -> str | None:
         assert self.game is not None
         if self.pending is not None:
             return self.pending.code
         return self.game.top.code if self.game.top else None
-
-    def _step_label(self, driver: ProtocolDriver) -> str:
-        return f"step {driver.index}" if driver.done else f"step {driver.index}"
 
     def _recover(self, driver: ProtocolDriver) -> str:
         if driver.turned:
@@ -795,6 +915,14 @@ class GameRunner:
                                         zone=zone, expected="empty", saw=f"{n} cards"))
         return problems
 
+    def _aside(self) -> dict[str, int]:
+        """A card that left its player's hand but is not yet in the game state: the selected
+        card about to be played, or a black card whose colour is being chosen."""
+        assert self.game is not None
+        if self.phase == PHASE_PLAY or self.pending is not None:
+            return {self.game.seats[self.game.turn].name: 1}
+        return {}
+
     def _hand_problems(self, view: View, on_table: dict[str, int]) -> list[Problem]:
         """Counted hands (when the view counts them) against the public hand sizes."""
         if not view.hands or self.game is None:
@@ -807,8 +935,8 @@ class GameRunner:
                 continue
             want = sizes[name] - on_table.get(name, 0)
             if count != want:
-                problems.append(Problem(f"hands: {name} holds {count} cards face down; expected "
-                                        f"{want}: a card went back to the wrong place?",
+                problems.append(Problem(f"hands: {name} holds {_cards(count)} face down; "
+                                        f"expected {want}: a card went back to the wrong place?",
                                         zone="hands", expected=str(want), saw=str(count)))
         return problems
 
@@ -824,7 +952,7 @@ class GameRunner:
             self.notice = ""
         expected = Expected(discard=discard if discard is not None else
                             (self.game.top.code if self.game.top else None),
-                            hands=self._hands_expected({}))
+                            hands=self._hands_expected(self._aside()))
         self.instruction = Instruction(self.turn, self.game.seats[self.game.turn].name, phase,
                                        text, expected=expected)
 
@@ -841,19 +969,13 @@ class GameRunner:
         if self.notice:
             prefix = f"{self.notice} {prefix}"
             self.notice = ""
+        highlight = driver.changes()
         rendered = driver.rendered
-        before = driver._render(driver.state)
-        highlight = tuple(
-            (zone, c, r) for zone in ("work", "side")
-            for c, col in enumerate(rendered.cells[zone], start=1)
-            for r, cell in enumerate(col, start=1)
-            if cell == REVEAL or before.where.get(rendered.slots[zone][c - 1][r - 1])
-            != (zone, c, r) or cell not in (BACK,) and c <= len(before.cells[zone])
-            and r <= len(before.cells[zone][c - 1]) and before.cells[zone][c - 1][r - 1] != cell)
         expected = Expected(work=rendered.cells["work"], side=rendered.cells["side"],
                             discard=self._discard_expected(),
                             reveal=step.expect.text if step.expect else "",
-                            hands=self._hands_expected(driver.areas_after()))
+                            may_show=driver.may_show(),
+                            hands=self._hands_expected(driver.areas_after() | self._aside()))
         self.instruction = Instruction(
             self.turn, self.game.seats[self.game.turn].name, PHASE_PROTOCOL, prefix + text,
             protocol=step.protocol, step=step.number, total=step.total, index=driver.index + 1,
@@ -864,10 +986,10 @@ class GameRunner:
         driver = self.driver
         if driver is None or not driver.names:
             return text
-        return _GROUP_RE.sub(lambda m: driver.names.get(m.group(1), m.group(0)), text)
+        return _GROUP_RE.sub(lambda m: driver.names.get(m.group(0), m.group(0)), text)
 
 
-_GROUP_RE = re.compile(r"\b(P\d+|drawn|deck)\b(?! face| pile)")
+_GROUP_RE = re.compile(r"(?:(?<=of )|(?<=below )|(?<=into ))(?:drawn|deck)\b|\bP\d+\b")
 
 
 # --------------------------------------------------------------------------- the session
@@ -882,7 +1004,18 @@ class Session:
         self.replay_mismatches = 0
 
     @classmethod
-    def resume(cls, path: str) -> Session:
+    def start(cls, setup: Setup, journal: str | Path | None = None) -> Session:
+        """A new game: a new journal at ``journal`` (if given), the setup fed and journaled."""
+        from protocol_runner.journal import Journal
+
+        session = cls(Journal.create(journal) if journal is not None else None)
+        verdict = session.feed(setup)[0]
+        if not isinstance(verdict, Verdict) or verdict.kind != "accepted":
+            raise RunnerError(f"the setup was refused: {verdict}")
+        return session
+
+    @classmethod
+    def resume(cls, path: str | Path) -> Session:
         """Rebuild the game from a journal by replaying its inputs (the runner is
         deterministic); count answers that differ from the journaled ones."""
         from protocol_runner.journal import Journal

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from protocol_runner.cards import BACK, UNO_COLOURS, Card, uno_deck
+from protocol_runner.cards import BACK, Card, uno_deck
 from protocol_runner.games import uno
+from protocol_runner.helpers import ALPHA, BETA
 from protocol_runner.machine import EMPTY, VOCAB, PileScramble, Table, Take, Turn
 from protocol_runner.observations import (
     Cell,
@@ -89,11 +90,17 @@ class TableSimulator:
         self.discard: list[Card] = []
         self.table: Table | None = None
         self.selected: Card | None = None
+        self.purpose = ""
+        self.me = 0
+        self.order: list[int] = []
 
     # ------------------------------------------------------------------------------ driving
-    def play(self) -> ScriptedGame:
+    def play(self, until_turn: int | None = None) -> ScriptedGame:
+        """Play to the end (or until turn ``until_turn`` is over) and return the records."""
         self._feed(self.setup)
         while self.runner.phase != PHASE_OVER:
+            if until_turn is not None and self.runner.turn > until_turn:
+                return self.out
             if self.runner.turn > self.max_turns:
                 raise SimulationError(f"no winner after {self.max_turns} turns")
             phase = self.runner.phase
@@ -113,11 +120,18 @@ class TableSimulator:
         return self.out
 
     def _feed(self, record: Record, expect: str = "accepted") -> None:
+        before = self.runner.game
         outputs = self.runner.feed(record)
         verdict = outputs[0]
         if getattr(verdict, "kind", None) != expect:
             raise SimulationError(f"record {dumps(record)[:300]} got {verdict} (wanted {expect})")
         self.out.records.append(record)
+        after = self.runner.game
+        if before is not None and before.discard and after is not None and after.winner is None \
+                and len(after.discard) == len(before.discard) + 1 \
+                and after.discard[-1].symbol in ("+2", "+4"):
+            # the runner told the next player to draw: the table does
+            self._draw(before.seat_after(before.turn), 2 if after.discard[-1].symbol == "+2" else 4)
 
     def _next_seq(self) -> int:
         self.seq += 1
@@ -170,13 +184,9 @@ class TableSimulator:
             self.hands[seat].append(self.deck.pop(0))
 
     def _put(self, seat: int, card: Card) -> None:
-        """``seat`` discards ``card``; penalties draw for the victim, as the rules say."""
-        game = self._game()
+        """``seat`` discards ``card`` (penalty draws follow the runner's instruction)."""
         self.hands[seat].remove(card)
         self.discard.append(card)
-        if card.symbol in ("+2", "+4") and self.hands[seat]:
-            direction = -game.direction if card.symbol == "R" else game.direction
-            self._draw((seat + direction) % len(self.hands), 2 if card.symbol == "+2" else 4)
 
     def _favourite_colour(self) -> str:
         seat = self._game().turn
@@ -190,8 +200,7 @@ class TableSimulator:
         if game.drawn:
             drawn = self.hands[seat][-1]
             if game.playable(drawn):
-                self._put(seat, drawn)
-                self._feed(self._view())
+                self._put_and_show(seat, drawn)
             else:
                 self._feed(self._event("pass"))
             return
@@ -200,8 +209,13 @@ class TableSimulator:
             self._feed(self._event("drew"))
             return
         card = valid[int(self.rng.integers(len(valid)))]
+        self._put_and_show(seat, card)
+
+    def _put_and_show(self, seat: int, card: Card) -> None:
+        """Discard ``card``; a card of the top card's face is announced (the view is the same)."""
+        same = bool(self.discard) and self.discard[-1] == card
         self._put(seat, card)
-        self._feed(self._view())
+        self._feed(self._event("played", code=card.code) if same else self._view())
 
     # --------------------------------------------------------------------------- protocols
     def _start_table(self) -> Table:
@@ -210,10 +224,11 @@ class TableSimulator:
         driver = runner.driver
         assert driver is not None
         game = self._game()
-        me = game.turn
+        me = self.me = game.turn
+        self.purpose = runner.purpose
         areas: dict[str, np.ndarray] = {}
         if runner.purpose != "colour":
-            order = [game.seat_after(me, j) for j in range(1, len(game.seats))]
+            order = self.order = [game.seat_after(me, j) for j in range(1, len(game.seats))]
             hand = list(self.hands[me])
             if runner.purpose == "draw":
                 self._draw(me, 1)
@@ -231,24 +246,25 @@ class TableSimulator:
         assert driver is not None
         if driver.index == 0 and self.table is None:
             self.table = self._start_table()
-            if self.runner.purpose == "select":
+            if self.purpose == "select":
                 self.out.virtual_turns += 1
-            elif self.runner.purpose == "draw":
+            elif self.purpose == "draw":
                 self.out.draw_then_play += 1
         table = self.table
         assert table is not None
-        step = driver.step
-        if isinstance(step.action, PileScramble) and self._fault("blind_view"):
-            self._feed(self._render(table), expect="refused")
-        table.apply(step.action)
-        if isinstance(step.action, PileScramble):
+        action = driver.step.action
+        if isinstance(action, PileScramble):
+            if self._fault("blind_view"):
+                self._feed(self._render(table), expect="refused")
+            table.apply(action)
             self._feed(self._event("shuffle_done"))
         else:
+            table.apply(action)
             view = self._render(table)
-            self._plant(view, step)
-            self._feed(view)
-        if driver.done or self.runner.driver is not driver:
-            self._finish_protocol(driver)
+            if not self._plant(view):
+                self._feed(replace(view, seq=self._next_seq()))
+        if driver.done:
+            self._finish_protocol()
 
     def _render(self, table: Table) -> View:
         driver = self.runner.driver
@@ -264,90 +280,77 @@ class TableSimulator:
         return self._view(zones["work"], zones["side"], self._hands(driver.areas_after()),
                           discard=self.runner._discard_expected())
 
-    def _plant(self, view: View, step: object) -> None:
-        """Feed a faulty version of ``view`` first when a planted fault is due here."""
+    def _plant(self, view: View) -> bool:
+        """Feed a faulty version of ``view`` first when a planted fault is due at this step;
+        return True if the fault's recovery (a correction event) already completed the step."""
         driver = self.runner.driver
         assert driver is not None
-        number, protocol = driver.step.number, driver.step.protocol
-        action = driver.step.action
+        step = driver.step
+        number, protocol, action = step.number, step.protocol, step.action
+        selection = protocol.startswith("UNO")
+        reveal = isinstance(action, Turn) and action.up
         bad: View | None = None
-        recover: Record | None = None
-        if number == "5" and protocol.startswith("UNO") and self._fault("step5_misread"):
+        recover: dict[str, object] | None = None
+        if selection and number == "5" and self._fault("step5_misread"):
             first = view.work[0][0].code
-            wrong = "9Y" if first != "9Y" else "8Y"
-            bad = view.corrected("work", 1, 1, wrong)
-            recover = self._event("card_corrected", zone="work", column=1, row=1, code=first)
-        elif number == "6" and protocol.startswith("UNO") and self._fault("step6_pair"):
+            bad = view.corrected("work", 1, 1, "9Y" if first != "9Y" else "8Y")
+            recover = {"zone": "work", "column": 1, "row": 1, "code": first}
+        elif selection and number == "6" and self._fault("step6_pair"):
             col = view.work[1]
-            bad = view.corrected("work", 2, 3, col[4].code or BACK).corrected(
-                "work", 2, 4, col[3].code or BACK)
-        elif number == "9" and protocol.startswith("UNO") and self._fault("step9_theta"):
+            bad = view.corrected("work", 2, 3, col[3].code or BACK).corrected(
+                "work", 2, 4, col[2].code or BACK)
+        elif selection and number == "9" and self._fault("step9_theta"):
             codes = [c[1].code for c in view.work]
             other = next(c for c in codes if c != codes[0])
             bad = view.corrected("work", 1, 2, other or BACK)
-        elif protocol == "six-card AND" and number == "5" and isinstance(action, Turn) \
-                and action.up and self._fault("and_reveal"):
+        elif protocol == "six-card AND" and reveal and self._fault("and_reveal"):
             cols = [i for i, c in enumerate(view.side, start=1) if c[0].code != BACK]
-            first = view.side[cols[0] - 1][0].code or BACK
-            bad = view.corrected("side", cols[1], 1, first)
-        elif "lottery" in protocol and number == "7" and isinstance(action, Turn) \
-                and action.up and len(view.side) >= 2 and self._fault("lottery_two_ones"):
+            bad = view.corrected("side", cols[1], 1, view.side[cols[0] - 1][0].code or BACK)
+        elif "lottery" in protocol and reveal:
             helper = self.runner.helper_deck
-            alpha, beta = (helper.faces[r].code for r in sorted(helper.faces)[:2])
-            target = next(i for i, c in enumerate(view.side, start=1)
-                          if [x.code for x in c[1:3]] == [alpha, beta])
-            bad = view.corrected("side", target, 2, beta).corrected("side", target, 3, alpha)
-            if sum(1 for c in bad.side if c[1].code == beta) < 2:
-                bad = None
-        elif isinstance(action, Take) and action.to.startswith("P") and action.to != "P1" \
+            alpha, beta = helper.card(ALPHA).code, helper.card(BETA).code
+            pairs = [[x.code for x in c[1:3]] for c in view.side]
+            zeros = [i for i, p in enumerate(pairs, start=1) if p == [alpha, beta]]
+            if zeros and [beta, alpha] in pairs and self._fault("lottery_two_ones"):
+                bad = view.corrected("side", zeros[0], 2, beta).corrected(
+                    "side", zeros[0], 3, alpha)
+        elif isinstance(action, Take) and action.to not in ("P1", "pool", "selected") \
                 and view.hands and self._fault("wrong_hand"):
             name = next(iter(view.hands))
-            hands = dict(view.hands)
-            hands[name] += 1
-            bad = View(view.work, view.side, view.discard, hands, seq=self._next_seq())
-        elif number == "7" and protocol.startswith("UNO") and self._fault("out_of_order"):
-            old = View(view.work, view.side, view.discard, view.hands, seq=1)
-            self._feed(old, expect="refused")
-        elif number == "3" and protocol.startswith("UNO") and self._fault("undo"):
-            self._feed(View(view.work, view.side, view.discard, view.hands,
-                            seq=self._next_seq()))
+            bad = replace(view, hands={**view.hands, name: view.hands[name] + 1})
+        elif selection and number == "7" and self._fault("out_of_order"):
+            self._feed(replace(view, seq=1), expect="refused")
+        elif selection and number == "3" and self._fault("undo"):
+            self._feed(replace(view, seq=self._next_seq()))
             self._feed(self._event("step_undone"))
-            object.__setattr__(view, "seq", self._next_seq())
-        if bad is not None:
-            if bad.seq == view.seq:
-                object.__setattr__(bad, "seq", self._next_seq())
-                object.__setattr__(view, "seq", self._next_seq())
-            self._feed(bad, expect="deviation")
-            if recover is not None:
-                self._feed(recover)
-                self._fixup_after_correction()
-                raise _Corrected()
+        if bad is None:
+            return False
+        self._feed(replace(bad, seq=self._next_seq()), expect="deviation")
+        if recover is None:
+            return False
+        self._feed(self._event("card_corrected", **recover))
+        return True
 
-    def _fixup_after_correction(self) -> None:
-        pass
-
-    def _finish_protocol(self, driver: object) -> None:
+    def _finish_protocol(self) -> None:
+        """Read back where the true cards went: hands, deck, the selected card."""
         table = self.table
         assert table is not None
-        game_before = self._game()
         self.table = None
-        if self.runner.purpose == "colour" or (self.runner.phase != PHASE_PROTOCOL
-                                               and not table.areas.get("P1") is not None):
+        if self.purpose == "colour":
             return
-        me = game_before.turn
-        order = [game_before.seat_after(me, j) for j in range(1, len(game_before.seats))]
-        taken = table.areas
-        self.hands[me] = [VOCAB.item(int(t)) for t in taken.get("P1", np.array([[]]))[0]
-                          if t != EMPTY]  # type: ignore[misc]
-        for j, s in enumerate(order):
-            self.hands[s] = [VOCAB.item(int(t)) for t in taken[f"P{j + 2}"][0]
-                             if t != EMPTY]  # type: ignore[misc]
-        self.deck = [VOCAB.item(int(t)) for t in taken["deck"][0]
-                     if t != EMPTY]  # type: ignore[misc]
-        sel = [int(t) for t in table.area("selected")[0] if t != EMPTY]
-        self.selected = VOCAB.item(sel[0]) if sel else None  # type: ignore[assignment]
+
+        def cards(area: str) -> list[Card]:
+            return [VOCAB.item(int(t)) for t in table.area(area)[0]  # type: ignore[misc]
+                    if t != EMPTY]
+
+        self.hands[self.me] = cards("P1")
+        for j, s in enumerate(self.order):
+            self.hands[s] = cards(f"P{j + 2}")
+        self.deck = cards("deck")
+        selected = cards("selected")
+        self.selected = selected[0] if selected else None
         if self.selected is not None:
-            self.hands[me].append(self.selected)
+            self.hands[self.me].append(self.selected)
 
     def _play_selected(self) -> None:
         game = self._game()
@@ -356,16 +359,13 @@ class TableSimulator:
         if self._fault("invalid_play"):
             wrong = next(c for c in Counter(uno_deck()) - Counter(self.discard)
                          if not c.is_black and not game.playable(c))
-            self._feed(self._view(discard=wrong.code), expect="deviation")
-        self._put(game.turn, card)
+            aside = {self.setup.players[game.turn].name: 1}
+            self._feed(self._view(discard=wrong.code, hands=self._hands(aside)),
+                       expect="deviation")
         self.selected = None
         if card.is_black:
             self.out.wilds_by_virtual += 1
-        self._feed(self._view())
-
-
-class _Corrected(Exception):
-    pass
+        self._put_and_show(game.turn, card)
 
 
 def simulated_setup(humans: int = 2, virtual: int = 2, hand_size: int = 7,
@@ -383,5 +383,3 @@ def simulated_setup(humans: int = 2, virtual: int = 2, hand_size: int = 7,
     return Setup(players=tuple(players), start=start, hand_size=hand_size)
 
 
-__all__ = ["FAULTS", "ScriptedGame", "SimulationError", "TableSimulator", "UNO_COLOURS",
-           "simulated_setup"]

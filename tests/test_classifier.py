@@ -35,7 +35,8 @@ def test_canonical_uno_faces_read_right(clf: CardClassifier) -> None:
 def test_unseen_augmented_renders_mostly_right(clf: CardClassifier) -> None:
     # seeds outside the training seed space ([split, class, i] with split 1-3)
     codes = list(ALL_FACE_CODES)
-    crops = [training_crop(c, np.random.default_rng([77, i]), 96) for i, c in enumerate(codes)]
+    crops = [training_crop(c, np.random.default_rng([77, i]), clf.input_size)
+             for i, c in enumerate(codes)]
     got = [c for c, _ in clf.classify(crops)]
     acc = np.mean([g == c for g, c in zip(got, codes, strict=True)])
     assert acc >= 0.8, acc

@@ -14,7 +14,7 @@ from protocol_runner.cards import (
     parse_card,
     parse_cards,
 )
-from protocol_runner.games.common import GameRuleError, uniform_chooser
+from protocol_runner.games.common import GameRuleError, SelectionPlayer, uniform_chooser
 from protocol_runner.games.dominoes import DominoState, opening_valid, play_muggins
 
 
@@ -120,3 +120,13 @@ def test_whole_games(seats: list[bool], seed: int) -> None:
     assert len(laid) == len(set(laid)) and all(s % 5 == 0 for s in record.scores)
     assert parse_card(laid[0]).is_doublet
     assert record.winners and all(record.scores[w] == max(record.scores) for w in record.winners)
+
+
+@pytest.mark.parametrize(("seats", "seed"), [([True, False, True], 5), ([True, True], 8)])
+def test_whole_game_with_the_card_selection_protocol(seats: list[bool], seed: int) -> None:
+    """Virtual seats find the opening doublet and every tile through the selection protocol
+    (tiles are tokens of the machine's vocabulary like cards); the game ends."""
+    rng = np.random.default_rng(seed)
+    player = SelectionPlayer(rng)
+    record = play_muggins(seats, rng, player)
+    assert record.winners and player.runs == record.protocol_runs > 0

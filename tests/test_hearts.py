@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from protocol_runner.cards import parse_card, parse_cards
-from protocol_runner.games.common import GameRuleError, uniform_chooser
+from protocol_runner.games.common import GameRuleError, SelectionPlayer, uniform_chooser
 from protocol_runner.games.hearts import (
     HeartsState,
     hearts_valid,
@@ -63,3 +63,18 @@ def test_whole_game_to_100(seed: int) -> None:
     assert sum(record.scores) == 26 * (len(record.moves) // 52)
     assert len(record.moves) % 52 == 0
     assert record.winners == tuple(i for i in range(4) if record.scores[i] == min(record.scores))
+
+
+def test_whole_game_with_the_original_lottery() -> None:
+    """One virtual seat plays through the card selection protocol with the ORIGINAL covert
+    lottery (always a card: it follows suit when it can, since the game checks that)."""
+    rng = np.random.default_rng(11)
+    player = SelectionPlayer(rng, original=True)
+    record = play_hearts([True, False, False, False], rng, player)
+    assert max(record.scores) >= 100 and player.runs == record.protocol_runs > 13
+
+
+def test_the_modified_lottery_is_refused_for_hearts() -> None:
+    rng = np.random.default_rng(0)
+    with pytest.raises(GameRuleError, match="original=True"):
+        play_hearts([True, False, False, False], rng, SelectionPlayer(rng))

@@ -12,6 +12,7 @@ from protocol_runner.games.old_maid import (
     remove_by_rule,
     remove_pairs,
 )
+from protocol_runner.protocols.old_maid import RemovalPlayer
 
 
 @pytest.mark.parametrize(
@@ -68,3 +69,15 @@ def test_whole_games_end_with_the_joker(seats: list[bool], seed: int) -> None:
     assert len(record.winners) == len(seats) - 1 == len(set(record.winners))
     laid = [c for m in record.moves if ":remove" in m for c in m.split("remove")[1].split()]
     assert len(laid) == 52 and "JK" not in laid
+
+
+@pytest.mark.parametrize(("seats", "seed"), [([True, False, True], 5), ([True, True, True], 6),
+                                             ([False, True], 7)])
+def test_whole_game_with_the_removal_protocol(seats: list[bool], seed: int) -> None:
+    """Virtual seats lay down pairs through the removal protocol on the machine (any mix of
+    humans and virtual players, none included): the game ends with the loser on the joker."""
+    rng = np.random.default_rng(seed)
+    player = RemovalPlayer(rng)
+    record = play_old_maid(seats, rng, player)
+    assert len(record.winners) == len(seats) - 1
+    assert player.runs == record.protocol_runs and player.pile_scramble == 7 * player.runs

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from protocol_runner.cards import parse_card, parse_cards
-from protocol_runner.games.common import GameRuleError, uniform_chooser
+from protocol_runner.games.common import GameRuleError, SelectionPlayer, uniform_chooser
 from protocol_runner.games.sevens import SevensState, SevensTable, play_sevens, sevens_valid
 
 
@@ -61,3 +61,14 @@ def test_whole_games_end_with_a_winner(seats: list[bool], seed: int) -> None:
     assert len(laid) == 52 // len(seats) + (1 if winner < 52 % len(seats) else 0)
     assert "7H" in next(m for m in record.moves if not m.endswith("pass"))
     assert record.protocol_runs == sum(1 for m in record.moves if seats[int(m.split(":")[0])])
+
+
+@pytest.mark.parametrize(("seats", "seed"), [([True, False, True], 5), ([True, True], 6)])
+def test_whole_game_with_the_card_selection_protocol(seats: list[bool], seed: int) -> None:
+    """Virtual seats choose by running the card selection protocol on the machine (no unplayed
+    deck): the game still ends, and every protocol choice was a valid card or a pass."""
+    rng = np.random.default_rng(seed)
+    player = SelectionPlayer(rng)
+    record = play_sevens(seats, rng, player)
+    assert record.winners and player.runs == record.protocol_runs > 0
+    assert player.pile_scramble >= 4 * player.runs  # k1 + 4 per run, k1 ≥ 0

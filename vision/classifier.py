@@ -145,8 +145,16 @@ class CardClassifier:
         logits, feats = self.session.run(None, {self.session.get_inputs()[0].name: x})
         return logits, feats
 
-    def predict(self, crops: list[np.ndarray]) -> np.ndarray:
-        """Calibrated class probabilities (N, C), columns in the order of ``classes``."""
+    def predict(self, crops: list[np.ndarray], both_ways: bool = False) -> np.ndarray:
+        """Calibrated class probabilities (N, C), columns in the order of ``classes``.
+
+        ``both_ways`` also reads each crop turned 180° and averages: a rectifier cannot tell a
+        card's top from its bottom, and the two readings' errors are partly independent."""
+        if both_ways and len(crops):
+            turned = [cv2.rotate(_check_crop(c, i), cv2.ROTATE_180) for i, c in enumerate(crops)]
+            logits, _ = self.run(list(crops) + turned)
+            p = _softmax(logits / self.temperature)
+            return (p[: len(crops)] + p[len(crops):]) / 2
         logits, _ = self.run(crops)
         return _softmax(logits / self.temperature)
 

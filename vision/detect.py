@@ -59,18 +59,23 @@ def card_mask(top: np.ndarray) -> np.ndarray:
     (far darker than the felt around them) count as cards while soft shadows do not.
     """
     hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
-    h, s, v = hsv[..., 0], hsv[..., 1].astype(np.float32), hsv[..., 2].astype(np.float32)
-    violet = (h >= 122) & (h <= 165) & (s > 80)
-    felt_v = np.where(violet, v, 0).astype(np.float32)
-    weight = violet.astype(np.float32)
-    k = (0, 0)
-    sigma = 40.0
-    local_v = cv2.GaussianBlur(felt_v, k, sigma) / np.maximum(cv2.GaussianBlur(weight, k, sigma),
-                                                               1e-3)
-    local_v = np.maximum(local_v, 20.0)
-    felt = violet & (v > local_v * 0.4)
-    mask = np.where(felt, 0, 255).astype(np.uint8)
-    return mask
+    violet = cv2.inRange(hsv, (122, 81, 0), (165, 255, 255))
+    v = hsv[..., 2]
+    # dark cards can look violet-black: estimate the felt from violet pixels of felt brightness
+    sample_v = v[::4, ::4][violet[::4, ::4] > 0]
+    typical = float(np.median(sample_v)) if sample_v.size else 100.0
+    sample = violet & cv2.inRange(v, int(0.6 * typical) + 1, 255)
+    # a smooth local average (sigma ≈ 20 mm) computed at 1/16 scale: cheap and just as smooth
+    small = (top.shape[1] // 16, top.shape[0] // 16)
+    sv = cv2.resize(cv2.bitwise_and(v, sample), small, interpolation=cv2.INTER_AREA)
+    sw = cv2.resize(sample, small, interpolation=cv2.INTER_AREA)
+    num = cv2.GaussianBlur(sv.astype(np.float32), (0, 0), 2.5)
+    den = cv2.GaussianBlur(sw.astype(np.float32), (0, 0), 2.5)
+    local = np.maximum(255.0 * num / np.maximum(den, 1e-3), 20.0)
+    floor = np.clip(0.55 * local, 0, 255).astype(np.uint8)
+    floor = cv2.resize(floor, (top.shape[1], top.shape[0]), interpolation=cv2.INTER_LINEAR)
+    felt = violet & cv2.compare(v, floor, cv2.CMP_GT)
+    return cv2.bitwise_not(felt)
 
 
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
@@ -84,7 +89,8 @@ def _rect_quad(rect: tuple) -> np.ndarray:
     return cv2.boxPoints(rect).astype(np.float32)
 
 
-def _split_long(rect: tuple, edges: np.ndarray, p: float) -> list[tuple[np.ndarray, bool]]:
+def _split_long(rect: tuple, edges: np.ndarray, p: float, size: tuple[float, float]
+                ) -> list[tuple[np.ndarray, bool]]:
     """Split an over-long blob (a fanned column) into card quads (top-down px) by its edges."""
     (cx, cy), (w, h), ang = rect
     if w > h:  # make the long axis "h"
@@ -93,7 +99,7 @@ def _split_long(rect: tuple, edges: np.ndarray, p: float) -> list[tuple[np.ndarr
     ux, uy = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
     if uy[1] < 0:  # the long axis points down the mat
         uy, ux = -uy, -ux
-    card_h = float(np.clip(w * 88.0 / 57.0, CARD_H_MM[0] * p, CARD_H_MM[1] * p))
+    card_h = float(np.clip(w * size[1] / size[0], CARD_H_MM[0] * p, CARD_H_MM[1] * p))
     top = np.array([cx, cy]) - uy * h / 2
     # profile of edge strength across the column, sampled along the long axis
     n = int(h)
@@ -129,24 +135,25 @@ def _split_long(rect: tuple, edges: np.ndarray, p: float) -> list[tuple[np.ndarr
     return out
 
 
-def _split_wide(rect: tuple, p: float) -> list[np.ndarray]:
+def _split_wide(rect: tuple, p: float, size: tuple[float, float]) -> list[np.ndarray]:
     """Cards touching side by side (or end to end): cut a blob into whole-card rectangles."""
     (cx, cy), (w, h), ang = rect
     a = np.deg2rad(ang)
     ux, uy = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
-    nw = max(1, round(w / (60.0 * p))) if w < h * 1.2 or h < CARD_H_MM[1] * p else 1
-    nh = max(1, round(h / (60.0 * p))) if h < w * 1.2 or w < CARD_H_MM[1] * p else 1
-    # choose the split that makes portrait/landscape card-shaped pieces
+    # choose the split whose pieces are card-shaped and portrait on the mat (long side down y)
+    w_is_x = abs(ux[0]) >= abs(ux[1])
     best = None
-    for kw in {nw, max(1, round(w / (88.0 * p)))}:
-        for kh in {nh, max(1, round(h / (88.0 * p)))}:
+    for kw in range(1, int(w / (45.0 * p)) + 2):
+        for kh in range(1, int(h / (45.0 * p)) + 2):
             pw, ph = w / kw, h / kh
-            short, long_ = min(pw, ph), max(pw, ph)
-            err = abs(short / p - 60.0) / 60.0 + abs(long_ / p - 87.5) / 87.5
+            across, down = (pw, ph) if w_is_x else (ph, pw)
+            err = abs(across / p - size[0]) / size[0] + abs(down / p - size[1]) / size[1]
             if best is None or err < best[0]:
                 best = (err, kw, kh)
     assert best is not None
-    _, kw, kh = best
+    err, kw, kh = best
+    if err > 0.25:
+        return []
     pw, ph = w / kw, h / kh
     out = []
     for i in range(kw):
@@ -161,8 +168,11 @@ def _contours(mask: np.ndarray) -> list[np.ndarray]:
 
 
 def _classify(cnt: np.ndarray, p: float, edges: np.ndarray,
-              found: list[tuple[np.ndarray, bool]], grow: float = 0.0, split: bool = False) -> bool:
-    """Add the card(s) this blob is to ``found``; False if it is bigger than a card (unsplit)."""
+              found: list[tuple[np.ndarray, bool]], grow: float = 0.0, split: bool = False,
+              fanned: bool | None = None, size: tuple[float, float] | None = None) -> bool:
+    """Add the card(s) this blob is to ``found``; False if it is bigger than a card (unsplit).
+
+    ``size`` (mm) is the card size seen in this frame; None means "single cards only"."""
     area = cv2.contourArea(cnt)
     if area < 0.12 * 57.0 * 88.0 * p * p:
         return True
@@ -174,18 +184,37 @@ def _classify(cnt: np.ndarray, p: float, edges: np.ndarray,
     if narrow and CARD_H_MM[0] <= long_ <= CARD_H_MM[1]:
         found.append((_rect_quad(rect), False))
         return True
+    if size is None:
+        return False
     if narrow and long_ > CARD_H_MM[1] and fill > 0.8:
-        found.extend(_split_long(rect, edges, p))
-        return True
-    if short > CARD_W_MM[1] and fill > (0.7 if split else 0.88):
-        found.extend((q, False) for q in _split_wide(rect, p))
+        k = long_ / size[1]
+        stacked = fanned is False or (fanned is None and abs(k - round(k)) < 0.1)
+        if not stacked:
+            found.extend(_split_long(rect, edges, p, size))
+            return True
+    if (short > CARD_W_MM[1] or long_ > CARD_H_MM[1]) and fill > (0.7 if split else 0.88):
+        found.extend((q, False) for q in _split_wide(rect, p, size))
         return True
     return split
 
 
-def locate_cards(image: np.ndarray, geometry: TableGeometry,
-                 p: float = TOPDOWN_PX_PER_MM) -> list[Located]:
-    """Every card lying in a zone of the mat: whole-card quads in image pixels and mm."""
+@dataclass(frozen=True, slots=True, eq=False)
+class Localisation:
+    """The cards found, and what else lies in the zones: ``obstructions`` (mm boxes) are
+    regions that are neither felt nor card — a hand reaching in, a phone, a sleeve."""
+
+    cards: tuple[Located, ...]
+    obstructions: tuple[np.ndarray, ...]
+
+
+def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None = None,
+                 p: float = TOPDOWN_PX_PER_MM) -> Localisation:
+    """Every card lying in a zone of the mat: whole-card quads in image pixels and mm.
+
+    ``fanned`` says how columns are laid: True (overlapping, corner indices showing), False
+    (cards side by side) or None (guess per blob: a length near a whole number of cards is a
+    stack of whole cards). The table knows which; saying so removes the guess.
+    """
     mat = geometry.mat
     T = geometry.topdown_transform(p)
     top = cv2.warpPerspective(image, T, (round(mat.width * p), round(mat.height * p)),
@@ -201,8 +230,15 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry,
     edges = np.abs(cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)) + np.abs(
         cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3))
     found: list[tuple[np.ndarray, bool]] = []
-    for cnt in _contours(mask):
-        if _classify(cnt, p, edges, found):
+    pending = [cnt for cnt in _contours(mask) if not _classify(cnt, p, edges, found)]
+    # the size of the single cards found tells the deck (UNO 56×87, standard 63×88 mm)
+    size = (57.0, 88.0)
+    if found:
+        dims = np.array([sorted((np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])))
+                         for q, _ in found]) / p
+        size = (float(np.median(dims[:, 0])), float(np.median(dims[:, 1])))
+    for cnt in pending:
+        if _classify(cnt, p, edges, found, fanned=fanned, size=size):
             continue
         # bigger than a card: cards touch. Card edges and shadows are thin dark lines, which
         # black-hat picks out of the bright cards; cut the blob along them and try again.
@@ -217,9 +253,21 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry,
         blob = cv2.erode(blob, np.ones((3, 3), np.uint8))
         blob = _fill_holes(cv2.morphologyEx(blob, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)))
         for part in _contours(blob):
-            _classify(part + [x - 1, y - 1], p, edges, found, grow=2.0, split=True)
+            _classify(part + [x - 1, y - 1], p, edges, found, grow=2.0, split=True, fanned=fanned,
+                      size=size)
     out = []
+    explained = np.zeros_like(mask)
+    H, W = mask.shape
     for q_top, covered in found:
+        x0, y0 = np.maximum(np.floor(q_top.min(axis=0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(q_top.max(axis=0)).astype(int) + 1, [W, H])
+        if x1 <= x0 or y1 <= y0:
+            continue
+        piece = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(piece, np.round(q_top - [x0, y0]).astype(np.int32), 255)
+        if cv2.countNonZero(piece & mask[y0:y1, x0:x1]) < 0.85 * cv2.countNonZero(piece):
+            continue  # a "card" that is partly felt: a grid cut through a hand, not a card
+        explained[y0:y1, x0:x1] |= piece
         q_mm = q_top / p
         centre = q_mm.mean(axis=0)
         zone = mat.zone_of(centre)
@@ -227,7 +275,19 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry,
             continue
         q_img = canonical_quad(geometry.to_image(q_mm))
         out.append(Located(q_img, canonical_quad(q_mm), zone, covered))
-    return out
+    return Localisation(tuple(out), _obstructions(mask, explained, p))
+
+
+def _obstructions(mask: np.ndarray, explained: np.ndarray, p: float) -> tuple[np.ndarray, ...]:
+    """Boxes (mm: x0, y0, x1, y1) of large non-felt regions that no card explains: a hand."""
+    rest = cv2.subtract(mask, cv2.dilate(explained, np.ones((7, 7), np.uint8)))
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
+    boxes = []
+    for cnt in _contours(rest):
+        if cv2.contourArea(cnt) > 0.25 * 57.0 * 88.0 * p * p:
+            x, y, w, h = cv2.boundingRect(cnt)
+            boxes.append(np.array([x, y, x + w, y + h], np.float32) / p)
+    return tuple(boxes)
 
 
 def crop_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (64, 96)) -> np.ndarray:

@@ -297,9 +297,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deck", choices=["any", "uno", "standard"], default="any")
     ap.add_argument("--group", default=None, help="only rows whose group starts with this")
     ap.add_argument("--profile", type=Path, default=None, help="enrolled deck profile (.npz)")
+    ap.add_argument("--enrol-group", default=None,
+                    help="measure enrolment: enrol on this group's photos (kept in memory only), "
+                         "test on the other rows")
     args = ap.parse_args(argv)
     clf = CardClassifier.load(args.model)
     rows = read_labels(args.labels)
+    enrol_rows = [r for r in rows if r["group"] == args.enrol_group] if args.enrol_group else []
+    if args.enrol_group and not enrol_rows:
+        raise SingleCardError(f"no rows in group {args.enrol_group!r}")
+    rows = [r for r in rows if r not in enrol_rows]
     if args.group:
         rows = [r for r in rows if r["group"].startswith(args.group)]
     allowed = None
@@ -312,6 +319,12 @@ def main(argv: list[str] | None = None) -> int:
         from vision.enrol import DeckProfile
 
         adapter = DeckProfile.load(args.profile)
+    if enrol_rows:
+        from vision.enrol import EnrolPhoto, enrol
+
+        adapter = enrol([EnrolPhoto(r["path"], r["code"]) for r in enrol_rows], clf)
+        print(f"enrolled {len(adapter.codes)} cards from group {args.enrol_group}; "
+              f"testing on {len(rows)} other photos")
     print(evaluate_single_cards(rows, clf, allowed, adapter).text())
     return 0
 

@@ -112,7 +112,7 @@ def _play(session: Any, auto: bool) -> int:
         if progressed:
             continue
         if not mine:
-            time.sleep(0.05)
+            session.idle()
             continue
         entry = game.choose() if auto else _ask(game)
         try:

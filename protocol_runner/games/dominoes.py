@@ -118,6 +118,8 @@ class DominoState:
 
     def valid(self, tile: Card) -> bool:
         """Tile + public state → may it be laid now? (the selection protocol's validity)."""
+        if tile.pips is None:
+            return False
         if self.called is not None:
             return opening_valid(tile, self.called)
         assert self.left is not None and self.right is not None
@@ -250,7 +252,9 @@ def play_muggins(virtual: Sequence[bool], rng: np.random.Generator, virtual_play
             seat, hand = state.turn, hands[state.turn]
             valid = [state.valid(tile) for tile in hand]
             runs += bool(virtual[seat])
-            pick = (virtual_player if virtual[seat] else human)(hand, valid, always=False)
+            others = [h for i, h in enumerate(hands) if i != seat] + [boneyard]
+            pick = (virtual_player if virtual[seat] else human)(hand, state.valid, always=False,
+                                                                others=others)
             if pick is not None and not valid[pick]:
                 raise GameRuleError(f"seat {seat} chose {hand[pick]}, which is not valid")
             if pick is not None:

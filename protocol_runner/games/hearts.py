@@ -80,12 +80,18 @@ class HeartsState:
     trick: tuple[Card, ...] = ()
     played: frozenset[Card] = frozenset()
     void: frozenset[tuple[int, str]] = frozenset()
+    target: int = GAME_OVER_AT
 
     @classmethod
-    def start(cls, virtual: tuple[bool, ...] | list[bool]) -> HeartsState:
+    def start(cls, virtual: tuple[bool, ...] | list[bool],
+              target: int = GAME_OVER_AT) -> HeartsState:
+        """``target``: the score that ends the game (100 by the rules; a table may agree on a
+        shorter game)."""
         if len(virtual) != PLAYERS:
             raise GameRuleError(f"Hearts is played by {PLAYERS} players, not {len(virtual)}")
-        return cls(virtual=tuple(virtual))
+        if target < 1:
+            raise GameRuleError(f"a game of Hearts ends at a positive score, not {target}")
+        return cls(virtual=tuple(virtual), target=target)
 
     @property
     def turn(self) -> int:
@@ -93,7 +99,7 @@ class HeartsState:
 
     @property
     def over(self) -> bool:
-        return self.tricks_done == 0 and not self.trick and max(self.scores) >= GAME_OVER_AT
+        return self.tricks_done == 0 and not self.trick and max(self.scores) >= self.target
 
     @property
     def loser(self) -> int | None:
@@ -119,7 +125,7 @@ class HeartsState:
         """``player`` plays ``card`` to the trick. Refused: out of turn, a card already played,
         and a *revoke* — a card of a suit this player earlier showed to be void in."""
         if self.over:
-            raise GameRuleError(f"the game is over: player {self.loser} reached {GAME_OVER_AT}")
+            raise GameRuleError(f"the game is over: player {self.loser} reached {self.target}")
         if player != self.turn:
             raise GameRuleError(f"it is player {self.turn}'s turn, not player {player}'s")
         card = parse_card(card) if isinstance(card, str) else card
@@ -173,7 +179,9 @@ def play_hearts(virtual: Sequence[bool], rng: np.random.Generator, virtual_playe
             seat, hand = state.turn, hands[state.turn]
             valid = [state.valid(card) for card in hand]
             runs += bool(virtual[seat])
-            pick = (virtual_player if virtual[seat] else human)(hand, valid, always=True)
+            others = [h for i, h in enumerate(hands) if i != seat]
+            pick = (virtual_player if virtual[seat] else human)(hand, state.valid, always=True,
+                                                                others=others)
             if pick is None:
                 raise GameRuleError(f"seat {seat} played nothing; in Hearts a card is always "
                                     "played")

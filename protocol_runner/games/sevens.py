@@ -158,7 +158,9 @@ def play_sevens(virtual: Sequence[bool], rng: np.random.Generator, virtual_playe
         seat, hand = state.turn, hands[state.turn]
         valid = [state.table.valid(card) for card in hand]
         runs += bool(virtual[seat])
-        pick = (virtual_player if virtual[seat] else human)(hand, valid, always=False)
+        others = [h for i, h in enumerate(hands) if i != seat]
+        pick = (virtual_player if virtual[seat] else human)(hand, state.table.valid,
+                                                            always=False, others=others)
         if pick is None:
             if any(valid):
                 raise GameRuleError(f"seat {seat} passed holding a valid card")

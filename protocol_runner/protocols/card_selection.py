@@ -70,8 +70,11 @@ class Group:
 def card_selection(groups: Sequence[Group], remaining: Counter[Card],
                    valid: Callable[[Card], bool], variant: Variant = "v2",
                    vocab: Vocabulary = VOCAB, name: str = "card selection",
-                   selected_to: str = "selected") -> Protocol[None]:
+                   selected_to: str = "selected", original: bool = False) -> Protocol[None]:
     """Select a uniformly random valid card of group 1 (θ1), or none.
+
+    ``original``: use the original covert lottery, which always selects a card (Hearts, UNO
+    paper Section 5.2): a random valid one, or any one if none is valid.
 
     ``remaining``: the public multiset of all cards in the groups (Step 5 shows exactly these).
     The selected card goes to area ``selected_to`` face down; every other card goes back to its
@@ -158,7 +161,7 @@ def card_selection(groups: Sequence[Group], remaining: Counter[Card],
     yield step("10", "Put the θ1 cards back into the pool.", Take(row2[:k1].copy(), to="pool"),
                region=matrix(k1))
     selected_slot = yield from covert_lottery(slots, row1[:k1].copy(), row3[:k1].copy(),
-                                              context=f"{name} step 10")
+                                              original=original, context=f"{name} step 10")
     yield step("11", "The selected card leaves face down (to be played).",
                Take(selected_slot[:, None], to=selected_to), region=matrix(k1))
     others = np.where(row1[None, :k1] == selected_slot[:, None], -1, row1[None, :k1])

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -125,15 +125,17 @@ def _loop_keys(vocab: Vocabulary, loop: tuple[str, str, str, str]) -> np.ndarray
     return vocab.table(key, dtype=np.int64)
 
 
-def _pair_words(vocab: Vocabulary, loop: tuple[str, str, str, str]) -> frozenset[tuple[int, ...]]:
-    """The pairs a ``1 1`` pile may show in this loop: (α, β) or (γ, δ) of one rank, in either
-    order (the bisection cut may have swapped them)."""
-    alpha, beta, gamma, delta = loop
+def _pair_words(vocab: Vocabulary, loop: tuple[str, str, str, str], shown: Counter[Card]
+                ) -> frozenset[tuple[int, ...]]:
+    """The pairs a ``1 1`` pile may show in this loop: the piles Step 6c makes from the public
+    multiset — (α, β) and (γ, δ) of a rank with four cards, both cards of a rank with two —
+    in either order (the bisection cut may have swapped them). Never the two jokers."""
+    keys = _loop_keys(vocab, loop)
+    tokens = sorted((int(vocab.token(c)) for c in shown.elements() if c.rank is not None),
+                    key=lambda t: keys[t])
     words = set()
-    for rank in RANKS:
-        for a, b in ((alpha, beta), (gamma, delta)):
-            x, y = vocab.token(Card(rank + a)), vocab.token(Card(rank + b))
-            words |= {(x, y), (y, x)}
+    for x, y in zip(tokens[::2], tokens[1::2], strict=True):
+        words |= {(x, y), (y, x)}
     return frozenset(words)
 
 
@@ -203,7 +205,8 @@ def old_maid_removal(sizes: Sequence[int], in_play: Counter[Card], vocab: Vocabu
         order = np.argsort(_loop_keys(vocab, loop)[reveal.tokens], axis=1, kind="stable")
         targets = reveal.tokens
 
-        def order_detail(r: int, order: IntArray = order, targets: np.ndarray = targets) -> str:
+        def order_detail(r: int, order: IntArray = order, targets: np.ndarray = targets,
+                         suits: str = suits) -> str:
             line = _codes_of(vocab, targets[r, order[r]])
             return (f"Order the columns (same ranks together, suits {suits}, the jokers last): "
                     f"{line}; then pair them left to right.")
@@ -242,8 +245,8 @@ def old_maid_removal(sizes: Sequence[int], in_play: Counter[Card], vocab: Vocabu
             opened = yield step("6g", f"Open the first row of the {k} pile(s) reading 1 1: "
                                 "each shows a pair of one rank.",
                                 Turn(cols[pair_cols, 0], up=True),
-                                Expect("pairs of one rank, suits (α, β) or (γ, δ) of this loop",
-                                       words=_pair_words(vocab, loop)), context,
+                                Expect("pairs of one rank, as Step 6c paired them",
+                                       words=_pair_words(vocab, loop, shown)), context,
                                 detail=_pairs_detail(pile_ids))
             assert opened is not None
             shown -= Counter(vocab.item(int(t)) for t in opened.tokens[0])  # type: ignore[misc]
@@ -333,6 +336,8 @@ def deal_others(hand: Sequence[Card], others: Sequence[int], rng: np.random.Gene
     reach: list[set[int]] = [{0}]  # sums reachable with the first i ranks
     for r in RANKS:
         reach.append({s + x for s in reach[-1] for x in options[r]})
+    if len(hand) + total > 53:
+        raise RemovalInputError(f"{len(hand)} + {total} cards: Old Maid is played with 53")
     if (len(hand) + total) % 2 == 0:
         raise RemovalInputError(
             f"{len(hand)} + {' + '.join(map(str, others))} = {len(hand) + total} cards in play: "
@@ -536,3 +541,71 @@ def removal_segments(hands: Sequence[Sequence[Card]]) -> tuple[list[dict[str, ob
     except RuntimeError:
         correct = False
     return table.segments, correct  # type: ignore[attr-defined]
+
+
+class RemovalPlayer:
+    """A virtual Old Maid player's pair removal, run as the paper's protocol on the engine's
+    machine (R = 1, real shuffles from ``rng``) over every hand at the table: the
+    :class:`~protocol_runner.games.old_maid.Remover` a whole-game simulation uses."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.runs = 0
+        self.pile_scramble = 0
+        self.random_bisection_cut = 0
+
+    def __call__(self, hands: Sequence[Sequence[Card]], seat: int
+                 ) -> tuple[list[list[Card]], list[Card]]:
+        from protocol_runner.machine import drive
+
+        order = [seat] + [i for i in range(len(hands)) if i != seat]  # P1 = the virtual seat
+        in_play: Counter[Card] = Counter()
+        for h in hands:
+            in_play += Counter(h)
+        areas = {f"P{k + 1}": VOCAB.tokens(hands[i]) for k, i in enumerate(order)}
+        table = Table(1, areas, self.rng)
+        drive(old_maid_removal([len(hands[i]) for i in order], in_play), table)
+        self.runs += 1
+        self.pile_scramble += table.costs.pile_scramble
+        self.random_bisection_cut += table.costs.random_bisection_cut
+
+        def held(name: str) -> list[Card]:
+            return [VOCAB.item(int(t)) for t in table.area(name)[0] if t >= 0]  # type: ignore[misc]
+
+        after = [list(h) for h in hands]
+        for k, i in enumerate(order):
+            after[i] = held(f"P{k + 1}")
+        return after, held("removed")
+
+
+# --------------------------------------------------------------------------------- command
+
+def add_simulate_parser(subparsers: Any) -> None:
+    """``cardtable simulate old-maid-remove``: for the ``simulate`` command's sub-commands."""
+    p = subparsers.add_parser(
+        "old-maid-remove", help="the Old Maid removal protocol (pairs leave a virtual hand)",
+        description="Run the removal protocol of the Old Maid paper on a simulated table. The "
+        "virtual player P1 holds --hand; the other players hold --others cards dealt from the "
+        "rest of the 53 as a game could leave them. Outcome: P1's hand afterwards.")
+    p.add_argument("--hand", required=True, help="P1's cards, e.g. AS,AH,3D,3C,JK,5S")
+    p.add_argument("--others", help="the other players' hand sizes, e.g. 9,8 (default: two "
+                   "players with about as many cards as P1, the total odd)")
+    p.add_argument("--runs", type=int, default=1000, help="simulated runs (default 1000)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--json", action="store_true", help="print the CONVENTIONS.md JSON object")
+    p.add_argument("--transcripts", action="store_true",
+                   help="also count every run's public transcript")
+    p.set_defaults(handler=run_simulate_command)
+
+
+def run_simulate_command(args: Any) -> int:
+    import json
+
+    from protocol_runner.cards import parse_cards
+
+    hand = [c.code for c in parse_cards(args.hand)]
+    others = parse_others(args.others) if args.others is not None else None
+    sim = simulate_old_maid_removal(hand, others, runs=args.runs, seed=args.seed,
+                                    transcripts=args.transcripts)
+    print(json.dumps(sim.to_json()) if args.json else sim.summary())
+    return 0

@@ -27,6 +27,10 @@ class Store:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.dir / DB_NAME, check_same_thread=False)
+            # WAL with synchronous=NORMAL survives a crash of the process (what resuming is for)
+            # and costs no fsync per entry.
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             with self._db:
                 self._db.executescript(
                     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"

@@ -71,6 +71,7 @@ class HostSession:
         self.lock = threading.RLock()
         self.joined = False
         self.joiner_has = 0  # how much of the log the joiner has fetched
+        self._news = threading.Event()  # set when the joiner's entry arrives
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -83,6 +84,11 @@ class HostSession:
             self.store.append(envelope)
             self.envelopes.append(envelope)
             self.store.snapshot(self.game.snapshot())
+
+    def idle(self) -> None:
+        """Nothing to do until the joiner sends something: wait for it."""
+        self._news.wait(0.5)
+        self._news.clear()
 
     def step(self) -> bool:
         """Send what the protocol or the rules require of this device now; False if nothing."""
@@ -112,6 +118,8 @@ class HostSession:
             assert isinstance(data, dict)
             self.store.append(data)
             self.envelopes.append(data)
+            self.joiner_has = len(self.envelopes)
+            self._news.set()
             self.store.snapshot(self.game.snapshot())
             return 200, {"index": entry.index}
 
@@ -136,7 +144,11 @@ class HostSession:
             return JSONResponse({"seat": JOIN_SEAT})
 
         @app.get("/log")
-        def log(after: int = 0) -> dict[str, Any]:
+        def log(after: int = 0, wait: float = 0.0) -> dict[str, Any]:
+            """Entries from ``after`` on; with ``wait``, hold the request until there are some."""
+            deadline = time.monotonic() + min(max(wait, 0.0), 5.0)
+            while len(self.envelopes) <= after and time.monotonic() < deadline:
+                time.sleep(0.005)
             with self.lock:
                 self.joiner_has = max(self.joiner_has, after)
                 return {"entries": self.envelopes[after:after + 200]}
@@ -217,12 +229,16 @@ class JoinSession:
                 return data
             raise RemoteError(f"the host answered {response.status_code}: {response.text[:200]}")
 
-    def sync(self) -> int:
+    def idle(self) -> None:
+        """Nothing to do until the host sends something: wait for it (a long poll)."""
+        self.sync(wait=2.0)
+
+    def sync(self, wait: float = 0.0) -> int:
         """Fetch and apply the host's new entries; return how many."""
         got = 0
         while True:
-            data = self._call("GET", "/log", params={"after": self.log_length})
-            envelopes = data.get("entries", [])
+            data = self._call("GET", "/log", params={"after": self.log_length, "wait": wait})
+            envelopes, wait = data.get("entries", []), 0.0
             for env in envelopes:
                 entry = open_envelope(env, self.table, self.key)
                 self.game.apply(entry)

@@ -70,6 +70,7 @@ function showFrame(blob) {
   const img = $("camera");
   img.onload = () => { if (frameUrl && frameUrl !== url) URL.revokeObjectURL(frameUrl); frameUrl = url; };
   img.src = url;
+  img.hidden = false;
   $("no-frame").hidden = true;
 }
 
@@ -78,18 +79,21 @@ function render(state) {
   view = state;
   const s = state.status || {};
   $("source").textContent = s.source ? `${s.mode} · ${s.source}` : (s.mode || "");
-  $("frame-info").textContent = s.frame != null ? `frame ${s.frame}${s.finished ? " · ended" : ""}` : "";
+  $("frame-info").textContent = s.camera === false ? `as the script reads${s.finished ? " · ended" : ""}` : (s.frame != null ? `frame ${s.frame}${s.finished ? " · ended" : ""}` : "");
   const ins = state.instruction;
   const parts = [];
   if (ins && ins.step != null) parts.push(`step ${ins.step} of ${ins.steps}`);
   if (state.game && state.game.turn != null) parts.push(`turn ${state.game.turn}`);
   $("place").textContent = parts.join(", ");
-  $("instruction").textContent = ins ? ins.text : (s.finished ? "The recording has ended." : "–");
+  $("instruction").textContent = ins ? ins.text : (s.finished ? "The recording has ended." : "Set up a game (New game…)");
+  $("where").textContent = ins ? [ins.where, ins.player ? `${ins.player}'s turn` : "", ins.context].filter(Boolean).join(" · ") : "";
+  $("no-frame").textContent = s.camera === false ? "no camera: replaying an observations file" : (s.blind ? "" : "waiting for the camera…");
   $("blind").hidden = !s.blind;
   if (s.blind && ins) $("blind-reason").textContent = ins.text;
   renderDiagram(ins);
   renderVerdict(state.verdict);
   renderCards(state.cards || []);
+  renderReading(s.camera === false && !s.blind ? state.reading : null);
   renderGame(state.game);
   renderTimeline(state.timeline || []);
   $("btn-shuffle").disabled = !s.blind;
@@ -98,24 +102,39 @@ function render(state) {
 }
 
 function renderDiagram(ins) {
+  // The work area as the table should look after this step: columns left to right, wrapped
+  // into bands like on the mat; lit cells are the ones this step is about.
   const svg = $("diagram");
   svg.replaceChildren();
   const d = ins && ins.diagram;
-  if (!d || !d.columns) return;
-  const box = svg.getBoundingClientRect();
-  const W = Math.max(box.width, 300), H = Math.max(box.height, 120);
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.toggleAttribute("hidden", !(d && d.columns));
+  if (!(d && d.columns)) return;
+  const W = Math.max(svg.getBoundingClientRect().width, 300);
   const cols = d.columns, rows = Math.max(d.rows || 1, 1);
-  const cw = Math.min(44, (W - 10) / cols - 4), ch = Math.min(cw * 1.45, (H - 22) / rows - 4);
-  const x0 = (W - cols * (cw + 4)) / 2;
-  const labels = new Map((d.cells || []).map((c) => [`${c.column},${c.row}`, c]));
+  const perBand = Math.min(cols, Math.max(1, Math.floor((W - 8) / 16)));
+  const bands = Math.ceil(cols / perBand);
+  const cw = Math.min(44, (W - 8) / perBand - 3), gap = 3;
+  const ch = Math.max(10, Math.min(cw * 1.4, 34));
+  const bandH = 14 + rows * (ch + gap) + 6;
+  const H = bands * bandH + 4;
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.style.height = `${H}px`;
+  const x0 = (W - perBand * (cw + gap)) / 2;
+  const cells = new Map((d.cells || []).map((c) => [`${c.column},${c.row}`, c]));
+  const every = cw < 14 ? 5 : 1;
   for (let c = 0; c < cols; c++) {
-    svg.append(el("text", { x: x0 + c * (cw + 4) + cw / 2, y: 12, class: "colno" }, String(c + 1)));
+    const band = Math.floor(c / perBand), k = c % perBand;
+    const x = x0 + k * (cw + gap), yb = 4 + band * bandH;
+    const lit = [...Array(rows).keys()].some((r) => (cells.get(`${c + 1},${r + 1}`) || {}).highlight);
+    if ((c + 1) % every === 0 || c === 0 || lit)
+      svg.append(el("text", { x: x + cw / 2, y: yb + 10, class: `colno${lit ? " lit" : ""}` }, String(c + 1)));
     for (let r = 0; r < rows; r++) {
-      const cell = labels.get(`${c + 1},${r + 1}`);
-      const x = x0 + c * (cw + 4), y = 18 + r * (ch + 4);
-      svg.append(el("rect", { x, y, width: cw, height: ch, rx: 3, class: `cell${cell && cell.highlight ? " hl" : ""}` }));
-      if (cell && cell.label) svg.append(el("text", { x: x + cw / 2, y: y + ch / 2 + 4 }, cell.label));
+      const cell = cells.get(`${c + 1},${r + 1}`);
+      if (!cell) continue;
+      const y = yb + 14 + r * (ch + gap);
+      const cls = ["cell", cell.highlight ? "hl" : "", cell.face ? "face" : "", cell.label === "?" ? "reveal" : ""].join(" ");
+      svg.append(el("rect", { x, y, width: cw, height: ch, rx: 2, class: cls }));
+      if (cell.label && cw >= 16) svg.append(el("text", { x: x + cw / 2, y: y + ch / 2 + 4 }, cell.label));
     }
   }
 }
@@ -146,6 +165,50 @@ function renderCards(cards) {
       poly.classList.add("selected");
     poly.addEventListener("click", () => { selected = card; openCorrect(); });
     svg.append(poly);
+  }
+}
+
+function renderReading(reading) {
+  // No camera (an observations file is replayed): show the cells as read, clickable to correct.
+  const svg = $("reading");
+  svg.replaceChildren();
+  svg.toggleAttribute("hidden", !reading);
+  $("no-frame").hidden = !!reading || !$("camera").hidden;
+  if (!reading) return;
+  const box = svg.getBoundingClientRect();
+  const W = Math.max(box.width, 320), H = Math.max(box.height, 180);
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const zones = [["work", reading.work || []], ["side", reading.side || []]];
+  const discard = reading.discard == null ? [] : [[Array.isArray(reading.discard) ? reading.discard[0] : reading.discard]];
+  zones.push(["discard", discard]);
+  let y = 4;
+  for (const [zone, columns] of zones) {
+    if (!columns.length) continue;
+    const rows = Math.max(...columns.map((c) => c.length), 1);
+    const per = Math.min(columns.length, Math.max(1, Math.floor((W - 8) / 16)));
+    const cw = Math.min(40, (W - 8) / per - 2), ch = Math.max(9, Math.min(cw * 1.4, 30));
+    svg.append(el("text", { x: 4, y: y + 9, class: "zone" }, zone));
+    y += 12;
+    columns.forEach((column, c) => {
+      const band = Math.floor(c / per), k = c % per;
+      column.forEach((raw, r) => {
+        if (raw == null) return;
+        const code = Array.isArray(raw) ? raw[0] : raw;
+        const x = 4 + k * (cw + 2), yy = y + band * (rows * (ch + 2) + 6) + r * (ch + 2);
+        const card = { zone, column: c + 1, row: r + 1, code };
+        const rect = el("rect", { x, y: yy, width: cw, height: ch, rx: 2,
+          class: code === "BACK" ? "back" : "face", "data-code": code, "data-zone": zone,
+          "data-column": c + 1, "data-row": r + 1 });
+        if (selected && selected.zone === zone && selected.column === c + 1 && selected.row === r + 1)
+          rect.classList.add("selected");
+        rect.append(el("title", {}, `${code} (${zone} column ${c + 1}, row ${r + 1})`));
+        rect.addEventListener("click", () => { selected = card; openCorrect(); });
+        svg.append(rect);
+        if (code !== "BACK" && cw >= 18) svg.append(el("text", { x: x + cw / 2, y: yy + ch / 2 + 4 }, code));
+      });
+    });
+    y += Math.ceil(columns.length / per) * (rows * (ch + 2) + 6) + 4;
+    if (y > H) break;
   }
 }
 
@@ -203,7 +266,7 @@ for (const btn of document.querySelectorAll("button[data-event]")) {
   btn.addEventListener("click", () => {
     if (btn.dataset.event === "abort_turn" && !confirm("Abort this turn? The table puts every card back.")) return;
     api(`/api/event/${btn.dataset.event}`, { method: "POST" })
-      .then((r) => { say(r.message || ""); if (r.state) render(r.state); })
+      .then((r) => { say(""); if (r.state) render(r.state); })
       .catch((e) => say(e.message));
   });
 }
@@ -225,7 +288,7 @@ $("correct-form").addEventListener("submit", (ev) => {
   if (!selected) { $("correct-error").textContent = "click a card in the camera view first"; return; }
   const body = { zone: selected.zone, column: selected.column, row: selected.row, code: $("correct-code").value };
   api("/api/correct", { method: "POST", body: JSON.stringify(body) })
-    .then((r) => { $("correct-dialog").close(); selected = null; say(r.message || "corrected"); if (r.state) render(r.state); })
+    .then((r) => { $("correct-dialog").close(); selected = null; say(""); if (r.state) render(r.state); })
     .catch((e) => { $("correct-error").textContent = e.message; });
 });
 

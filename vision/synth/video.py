@@ -67,13 +67,14 @@ def cell_centres(zone_columns: Sequence[int], zone: str, mat: MatSpec = DEFAULT_
     if n == 0 or rows == 0:
         return {}
     w, h = CARD
-    pad = 6.0
+    pad = 6.0 if zone == "work" else 3.0
+    min_y = MIN_PITCH[1] if zone == "work" else 16.0  # the side strip is only 140 mm deep
     for bands in range(1, 8):
         per_band = -(-n // bands)
         pitch_x = min(SIDE_BY_SIDE_PITCH, (box.w - 2 * pad - w) / max(per_band - 1, 1))
         band_h = (box.h - 2 * pad) / bands
         pitch_y = min(h + 6.0, (band_h - h - 4.0) / max(rows - 1, 1)) if rows > 1 else 0.0
-        if pitch_x >= MIN_PITCH[0] and (rows == 1 or pitch_y >= MIN_PITCH[1]) \
+        if pitch_x >= MIN_PITCH[0] and (rows == 1 or pitch_y >= min_y) \
                 and band_h >= h + 4.0:
             break
     else:

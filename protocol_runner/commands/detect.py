@@ -1,0 +1,60 @@
+"""``cardtable detect PATH... --json``: the cards in still images, as CONVENTIONS.md specifies."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "detect",
+        help="find and read every card in images (files and/or folders)",
+        description="Print one JSON line per image: its size and every card seen (code or BACK, "
+        "confidence, box, quad). Images on the cardtable mat are read by zone; other images are "
+        "read as a photo of one card.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders of images")
+    p.add_argument("--json", action="store_true", help="JSON Lines output (the default format)")
+    p.add_argument("--model", help="classifier .onnx (default: models/card_classifier.onnx)")
+    p.add_argument("--corners", help="the mat's 4 image corners x,y,... clockwise from top-left "
+                   "(instead of finding its markers)")
+    p.add_argument("--fanned", action="store_true", help="columns overlap, corner indices showing")
+    p.set_defaults(handler=run)
+
+
+def _inputs(paths: list[str]) -> list[Path]:
+    from vision.sources import list_images
+
+    out: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        out.extend(list_images(path) if path.is_dir() else [path])
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.geometry import parse_corners
+    from vision.recognise import TableReader, detect_still
+    from vision.sources import FrameSourceError, read_image
+
+    corners = parse_corners(args.corners) if args.corners else None
+    reader = TableReader.load(args.model, corners=corners, fanned=True if args.fanned else None)
+    readable = 0
+    for path in _inputs(args.paths):
+        try:
+            image = read_image(path)
+        except FrameSourceError as exc:
+            print(json.dumps({"image": str(path), "error": str(exc)}), flush=True)
+            continue
+        readable += 1
+        h, w = image.shape[:2]
+        dets = detect_still(image, reader)
+        print(json.dumps({"image": str(path), "width": w, "height": h,
+                          "detections": [d.to_json(w, h) for d in dets]}), flush=True)
+    if readable == 0:
+        print("cardtable: error: no image could be read", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,138 @@
+"""Single-card location and deck enrolment, on synthetic photos with known quads and codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from protocol_runner.cli import main
+from vision.classifier import DEFAULT_MODEL, CardClassifier
+from vision.enrol import DeckProfile, EnrolError, enrol, enrolment_photos
+from vision.single_card import (
+    SingleCardError,
+    evaluate_single_cards,
+    locate_card,
+    read_image,
+    read_labels,
+)
+from vision.synth.faces import UnoStyle, draw_uno_style, render_face
+from vision.synth.photos import single_card_photo
+
+DECK = ["7R", "3G", "SB", "+2Y", "W", "0B"]
+
+
+@pytest.fixture(scope="module")
+def clf() -> CardClassifier:
+    return CardClassifier.load(DEFAULT_MODEL)
+
+
+@pytest.fixture(scope="module")
+def style() -> UnoStyle:
+    return draw_uno_style(np.random.default_rng(42))  # one "physical deck"
+
+
+def _photo(code: str, seed: int, style: UnoStyle) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    face = render_face(code, rng, size=(200, 300), style=style)
+    return single_card_photo(code, rng, face=face)
+
+
+def _corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """Largest corner distance, allowing the 180° ambiguity of a point-symmetric card."""
+    return float(min(np.abs(found - truth).max(), np.abs(np.roll(found, 2, 0) - truth).max()))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_locate_card_finds_the_quad(seed: int, style: UnoStyle) -> None:
+    img, quad = _photo(DECK[seed], seed, style)
+    loc = locate_card(img)
+    assert _corner_error(loc.quad, quad) < 15
+    assert loc.crop.shape == (300, 200, 3)
+
+
+def test_unreadable_and_blank_images(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not a jpeg")
+    with pytest.raises(SingleCardError, match="cannot read"):
+        read_image(bad)
+    with pytest.raises(SingleCardError, match="no image file"):
+        read_image(tmp_path / "missing.jpg")
+    with pytest.raises(SingleCardError, match="BGR"):
+        locate_card(np.zeros((10, 10), np.uint8))
+
+
+@pytest.fixture(scope="module")
+def deck_folder(tmp_path_factory: pytest.TempPathFactory, style: UnoStyle) -> Path:
+    folder = tmp_path_factory.mktemp("deck")
+    for i, code in enumerate(DECK):
+        img, _ = _photo(code, 100 + i, style)
+        cv2.imwrite(str(folder / f"{code}.jpg"), img)
+    (folder / "notes.txt").write_text("ignored: not an image")
+    return folder
+
+
+def test_enrol_reads_and_round_trips(deck_folder: Path, clf: CardClassifier,
+                                     style: UnoStyle, tmp_path: Path) -> None:
+    profile = enrol(enrolment_photos(deck_folder), clf)
+    assert profile.codes == tuple(sorted(DECK))
+    assert len(profile.photos) == len(DECK)
+    path = profile.save(tmp_path / "p.npz")
+    loaded = DeckProfile.load(path)
+    assert loaded.codes == profile.codes
+    assert np.allclose(loaded.prototypes, profile.prototypes)
+    # new photos of the same deck read right through the profile
+    crops = [locate_card(_photo(c, 500 + i, style)[0], classifier=clf).crop
+             for i, c in enumerate(DECK)]
+    probs = loaded.predict(clf, crops)
+    assert [clf.classes[int(i)] for i in probs.argmax(1)] == DECK
+
+
+def test_evaluate_single_cards_with_labels_csv(deck_folder: Path, clf: CardClassifier) -> None:
+    csv = deck_folder / "labels.csv"
+    csv.write_text("image,code\n" + "".join(f"{c}.jpg,{c}\n" for c in DECK))
+    report = evaluate_single_cards(read_labels(csv), clf, allowed=None)
+    assert len(report.rows) == len(DECK)
+    assert report.top1 >= 5 / 6 and report.colour_accuracy >= report.top1
+    assert "top-1" in report.text()
+
+
+def test_enrol_command(deck_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "profile.npz"
+    assert main(["enrol", str(deck_folder), "--out", str(out)]) == 0
+    assert out.is_file() and "enrolled 6 cards" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ("empty", "no card photos"),
+        ("badname", "does not give a card code"),
+        ("missing", "neither a labels.csv nor a folder"),
+    ],
+)
+def test_bad_enrolment_input(tmp_path: Path, setup: str, message: str) -> None:
+    folder = tmp_path / "photos"
+    if setup != "missing":
+        folder.mkdir()
+    if setup == "badname":
+        cv2.imwrite(str(folder / "seven-red.jpg"), np.zeros((20, 20, 3), np.uint8))
+    with pytest.raises(EnrolError, match=message):
+        enrolment_photos(folder)
+
+
+def test_enrol_command_error_is_clean(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["enrol", str(tmp_path / "nothing")]) == 2
+    assert "cardtable: error:" in capsys.readouterr().err
+
+
+def test_profile_of_another_model_is_refused(clf: CardClassifier, tmp_path: Path) -> None:
+    other = DeckProfile(("7R",), np.ones((1, 4), np.float32), ("7R", "BACK"))
+    with pytest.raises(EnrolError, match="another classifier"):
+        other.predict(clf, [np.zeros((90, 60, 3), np.uint8)])
+    bad = tmp_path / "x.npz"
+    bad.write_bytes(b"junk")
+    with pytest.raises(EnrolError, match="cannot read deck profile"):
+        DeckProfile.load(bad)

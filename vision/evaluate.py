@@ -1,0 +1,308 @@
+"""Measurement: per-card accuracy, per-class accuracy, confusion pairs, exact-layout rate.
+
+Three kinds of labelled set, one report:
+
+* a YOLO folder (``images/``, ``labels/``, ``data.yaml`` whose names are card codes). The shared
+  photo sets box only the printed corner index, so a labelled box counts as found when some
+  detection *contains its centre* and has its code; a detection containing no labelled centre
+  of its code is a false card;
+* a ``labels.csv`` of ``image,code`` (one card per photo): the top detection must have the code;
+* rendered table scenes (:mod:`vision.synth.scenes`) from seeds never used in training: every
+  card must be found and read, and a layout counts only if every cell of it is right. With
+  ``prior`` the reveal is also decoded jointly against its own multiset (:mod:`vision.prior`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.recognise import Detection, TableReader, detect_still
+from vision.sources import FrameSourceError, list_images, read_image
+
+EVAL_SEED_BASE = 10_000_000
+"""Scene seeds at and above this are for measurement; training renders must stay below."""
+MISSED = "(missed)"
+
+
+class EvalError(ValueError):
+    """A labelled set that cannot be read: the message names the file and the problem."""
+
+
+@dataclass
+class Report:
+    """Counts gathered over a labelled set; :meth:`summary` turns them into the figures."""
+
+    kind: str
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # (truth, read) per labelled card
+    false_cards: int = 0
+    detections: int = 0
+    layouts: int = 0
+    layouts_right: int = 0
+    prior_pairs: list[tuple[str, str]] = field(default_factory=list)
+    prior_layouts_right: int = 0
+    flagged: int = 0
+    images: int = 0
+    unreadable: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        n = len(self.pairs)
+        right = sum(t == r for t, r in self.pairs)
+        per_class: dict[str, list[int]] = {}
+        for t, r in self.pairs:
+            per_class.setdefault(t, [0, 0])
+            per_class[t][0] += t == r
+            per_class[t][1] += 1
+        confusions = Counter((t, r) for t, r in self.pairs if t != r)
+        out: dict[str, Any] = {
+            "kind": self.kind, "images": self.images, "cards": n, "cards_right": right,
+            "card_accuracy": round(right / n, 5) if n else None,
+            "missed": sum(r == MISSED for _, r in self.pairs),
+            "detections": self.detections, "false_cards": self.false_cards,
+            "false_card_rate": round(self.false_cards / self.detections, 5)
+            if self.detections else None,
+            "per_class": {c: {"right": a, "total": b, "accuracy": round(a / b, 4)}
+                          for c, (a, b) in sorted(per_class.items())},
+            "confusions": [{"truth": t, "read": r, "count": k}
+                           for (t, r), k in confusions.most_common(20)],
+            "unreadable": self.unreadable,
+        }
+        if self.layouts:
+            out["layouts"] = self.layouts
+            out["layouts_right"] = self.layouts_right
+            out["layout_rate"] = round(self.layouts_right / self.layouts, 5)
+        if self.prior_pairs:
+            pr = sum(t == r for t, r in self.prior_pairs)
+            out["prior_card_accuracy"] = round(pr / len(self.prior_pairs), 5)
+            out["prior_layout_rate"] = round(self.prior_layouts_right / self.layouts, 5)
+            out["prior_flagged"] = self.flagged
+        return out
+
+
+def format_report(summary: dict[str, Any]) -> str:
+    """The human-readable form of :meth:`Report.summary`."""
+    lines = [f"{summary['kind']}: {summary['images']} images, {summary['cards']} labelled cards"]
+    if summary["cards"]:
+        lines.append(f"  per-card accuracy: {summary['card_accuracy']:.4%} "
+                     f"({summary['cards_right']}/{summary['cards']}, {summary['missed']} missed)")
+    if summary["detections"]:
+        lines.append(f"  false cards: {summary['false_cards']}/{summary['detections']} "
+                     f"detections ({summary['false_card_rate']:.2%})")
+    if "layouts" in summary:
+        lines.append(f"  layouts read with no error: {summary['layouts_right']}/"
+                     f"{summary['layouts']} ({summary['layout_rate']:.2%})")
+    if "prior_card_accuracy" in summary:
+        lines.append(f"  with the protocol prior: {summary['prior_card_accuracy']:.4%} of cards, "
+                     f"{summary['prior_layout_rate']:.2%} of layouts, "
+                     f"{summary['prior_flagged']} cards flagged")
+    worst = sorted(summary["per_class"].items(), key=lambda kv: kv[1]["accuracy"])[:10]
+    if worst:
+        lines.append("  lowest per-class accuracy: " + ", ".join(
+            f"{c} {v['accuracy']:.0%} ({v['right']}/{v['total']})" for c, v in worst))
+    if summary["confusions"]:
+        lines.append("  confusion pairs (truth->read x count): " + ", ".join(
+            f"{c['truth']}->{c['read']} x{c['count']}" for c in summary["confusions"][:12]))
+    if summary["unreadable"]:
+        lines.append(f"  unreadable images: {len(summary['unreadable'])}")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- YOLO sets
+
+
+def read_names(data_yaml: Path) -> list[str]:
+    """Class names of a YOLO ``data.yaml`` (a list or an index → name mapping)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(data_yaml.read_text())
+        names = data["names"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+        raise EvalError(f"{data_yaml}: cannot read class names ({exc})") from exc
+    if isinstance(names, dict):
+        return [str(names[k]) for k in sorted(names, key=int)]
+    if isinstance(names, list):
+        return [str(n) for n in names]
+    raise EvalError(f"{data_yaml}: names must be a list or a mapping")
+
+
+def _label_path(root: Path, image: Path) -> Path:
+    rel = image.relative_to(root)
+    parts = list(rel.parts)
+    if "images" in parts:
+        parts[parts.index("images")] = "labels"
+    return (root / Path(*parts)).with_suffix(".txt")
+
+
+def read_yolo_labels(path: Path, names: Sequence[str], w: int, h: int
+                     ) -> list[tuple[str, float, float]]:
+    """(code, centre x, centre y) in pixels of every labelled box; no file means no cards."""
+    if not path.exists():
+        return []
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            k, cx, cy = int(parts[0]), float(parts[1]), float(parts[2])
+            code = names[k]
+        except (ValueError, IndexError) as exc:
+            raise EvalError(f"{path} line {n}: not a YOLO label ({exc})") from exc
+        out.append((code, cx * w, cy * h))
+    return out
+
+
+def _contains(d: Detection, x: float, y: float) -> bool:
+    return cv2.pointPolygonTest(d.quad.astype(np.float32).reshape(-1, 1, 2), (x, y), False) >= 0
+
+
+def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
+                  progress: Callable[[str], None] | None = None) -> Report:
+    names = read_names(root / "data.yaml")
+    images = sorted(p for p in (root / "images").rglob("*") if p.suffix.lower() in
+                    {".jpg", ".jpeg", ".png", ".bmp", ".webp"}) if (root / "images").is_dir() \
+        else list_images(root)
+    if not images:
+        raise EvalError(f"{root}: no images (expected images/ beside data.yaml)")
+    rep = Report("yolo " + str(root))
+    for path in images[:limit]:
+        try:
+            image = read_image(path)
+        except FrameSourceError as exc:
+            rep.unreadable.append(str(exc))
+            continue
+        h, w = image.shape[:2]
+        labels = read_yolo_labels(_label_path(root, path), names, w, h)
+        dets = detect_still(image, reader)
+        rep.images += 1
+        rep.detections += len(dets)
+        for code, x, y in labels:
+            ok = any(d.code == code and _contains(d, x, y) for d in dets)
+            inside = [d.code for d in dets if _contains(d, x, y)]
+            rep.pairs.append((code, code if ok else (inside[0] if inside else MISSED)))
+        rep.false_cards += sum(
+            not any(d.code == code and _contains(d, x, y) for code, x, y in labels) for d in dets)
+        if progress and rep.images % 50 == 0:
+            progress(f"{rep.images} images")
+    return rep
+
+
+# ----------------------------------------------------------------------------- labels.csv
+
+
+def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None) -> Report:
+    try:
+        with labels.open(newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as exc:
+        raise EvalError(f"cannot read {labels}: {exc.strerror}") from exc
+    if not rows or not {"image", "code"} <= set(rows[0]):
+        raise EvalError(f"{labels}: needs a header with columns image,code")
+    rep = Report("labels.csv " + str(labels))
+    for row in rows[:limit]:
+        path = labels.parent / row["image"]
+        try:
+            image = read_image(path)
+        except FrameSourceError as exc:
+            rep.unreadable.append(str(exc))
+            continue
+        rep.images += 1
+        dets = detect_still(image, reader)
+        rep.detections += len(dets)
+        read = dets[0].code if dets else MISSED
+        rep.pairs.append((row["code"].strip().upper(), read))
+    return rep
+
+
+# ----------------------------------------------------------------------------- scenes
+
+
+def _truth_columns(scene: Any, zone: str) -> list[list[str]]:
+    return scene.columns(zone)
+
+
+def _view_columns(columns: Iterable[Iterable[Any]]) -> list[list[str | None]]:
+    from protocol_runner.observations import trim
+
+    out = [[c.code for c in trim(tuple(col))] for col in columns]
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
+                    deck: str = "uno", fanned: bool = False, prior: bool = True,
+                    progress: Callable[[str], None] | None = None) -> Report:
+    """Render ``count`` scenes from ``seed`` on, read them, compare with their labels."""
+    if seed < EVAL_SEED_BASE:
+        raise EvalError(f"measurement seeds start at {EVAL_SEED_BASE} (below are for training)")
+    from vision.layout import build_view
+    from vision.prior import decode_reveal
+    from vision.synth.scenes import render_scene
+
+    rep = Report(f"rendered scenes ({deck}{', fanned' if fanned else ''}, seeds {seed}+)")
+    for k in range(count):
+        scene = render_scene(seed + k, deck=deck, fanned=fanned)
+        reader.geometry = None
+        reader.fanned = fanned
+        view = reader.read(scene.image)
+        dets = list(view.detections)
+        rep.images += 1
+        rep.layouts += 1
+        rep.detections += len(dets)
+        matched: list[Detection | None] = []
+        used: set[int] = set()
+        for card in scene.cards:
+            cx, cy = card.quad.mean(axis=0)
+            hit = next((i for i, d in enumerate(dets) if i not in used
+                        and _contains(d, float(cx), float(cy))), None)
+            if hit is not None:
+                used.add(hit)
+            matched.append(None if hit is None else dets[hit])
+        rep.false_cards += len(dets) - len(used)
+        reads = [MISSED if d is None else d.code for d in matched]
+        rep.pairs.extend((c.code, r) for c, r in zip(scene.cards, reads, strict=True))
+        obs = view.observation
+        layout_ok = (obs is not None and len(dets) == len(scene.cards)
+                     and _view_columns(obs.work) == _truth_columns(scene, "work")
+                     and _view_columns(obs.side) == _truth_columns(scene, "side")
+                     and obs.discard.code == next(c.code for c in scene.cards
+                                                  if c.zone == "discard"))
+        rep.layouts_right += layout_ok
+        if prior:
+            found = [i for i, d in enumerate(matched) if d is not None]
+            probs = np.array([matched[i].probs for i in found])  # type: ignore[union-attr]
+            readings = decode_reveal(probs, reader.classes, [c.code for c in scene.cards]) \
+                if found else []
+            decoded = [MISSED] * len(scene.cards)
+            for i, r in zip(found, readings, strict=True):
+                decoded[i] = r.code or MISSED
+                rep.flagged += r.flagged
+            rep.prior_pairs.extend((c.code, r) for c, r in zip(scene.cards, decoded,
+                                                               strict=True))
+            changed = {id(matched[i]): r.code for i, r in zip(found, readings, strict=True)}
+            if obs is not None and len(dets) == len(scene.cards):
+                fixed = [Detection(changed.get(id(d)) or d.code, d.confidence, d.quad, d.quad_mm,
+                                   d.zone, d.covered) for d in dets]
+                v2 = build_view(fixed, reader.mat, reader.rows_per_column)
+                rep.prior_layouts_right += (
+                    _view_columns(v2.work) == _truth_columns(scene, "work")
+                    and _view_columns(v2.side) == _truth_columns(scene, "side")
+                    and v2.discard.code == next(c.code for c in scene.cards
+                                                if c.zone == "discard"))
+        if progress and (k + 1) % 10 == 0:
+            progress(f"{k + 1}/{count} scenes")
+    return rep
+
+
+def report_json(rep: Report) -> str:
+    return json.dumps(rep.summary())

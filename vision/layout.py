@@ -1,0 +1,109 @@
+"""Detections → the runner's observation: cards assigned to zones, columns and rows.
+
+The runner (``protocol_runner/observations.py``) counts the work area as columns, left to right,
+each top to bottom, band after band when the matrix wraps. People never lay cards on a perfect
+grid, so grouping works in the mat's millimetres on the layout's own axes: the skew is measured
+from neighbouring cards and taken out, rows are gaps in y, columns are gaps in x, and bands are the
+large gaps between rows (or every ``rows_per_column`` rows when the runner says how tall a column
+is, which a layout of whole, evenly spaced cards cannot show by itself).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from protocol_runner.observations import EMPTY, Cell, View
+from vision.geometry import DEFAULT_MAT, MatSpec
+from vision.recognise import Detection
+
+CARD_W, CARD_H = 57.0, 88.0
+ROW_GAP_MM = 12.0
+"""Two cards whose centres differ by more than this in y (after de-skewing) lie in two rows."""
+COLUMN_GAP_MM = 0.5 * CARD_W
+
+
+def layout_skew(centres: np.ndarray) -> float:
+    """The layout's rotation (radians): median angle from each card to its right neighbour."""
+    angles = []
+    for i, (x, y) in enumerate(centres):
+        dx = centres[:, 0] - x
+        dy = centres[:, 1] - y
+        ok = (dx > 0.6 * CARD_W) & (dx < 2.2 * CARD_W) & (np.abs(dy) < 0.35 * dx)
+        ok[i] = False
+        if ok.any():
+            j = np.flatnonzero(ok)[np.argmin(dx[ok])]
+            angles.append(np.arctan2(dy[j], dx[j]))
+    return float(np.median(angles)) if angles else 0.0
+
+
+def _clusters(values: np.ndarray, gap: float) -> list[np.ndarray]:
+    """Indices of ``values`` grouped where consecutive sorted values differ by more than gap."""
+    order = np.argsort(values)
+    groups: list[list[int]] = [[int(order[0])]] if len(order) else []
+    for a, b in zip(order[:-1], order[1:], strict=True):
+        if values[b] - values[a] > gap:
+            groups.append([])
+        groups[-1].append(int(b))
+    return [np.array(g) for g in groups]
+
+
+def _cell(d: Detection) -> Cell:
+    return Cell(d.code, float(np.clip(d.confidence, 0.0, 1.0)))
+
+
+def zone_columns(detections: Sequence[Detection], rows_per_column: int | None = None
+                 ) -> list[list[Detection | None]]:
+    """The detections of one zone as columns (left→right, band after band) of rows (top→down)."""
+    if not detections:
+        return []
+    centres = np.array([d.quad_mm.mean(axis=0) for d in detections])  # type: ignore[union-attr]
+    a = layout_skew(centres)
+    c, s = np.cos(-a), np.sin(-a)
+    xy = centres @ np.array([[c, s], [-s, c]])
+    rows = _clusters(xy[:, 1], ROW_GAP_MM)
+    row_y = np.array([xy[r, 1].mean() for r in rows])
+    # bands: a gap between rows much larger than the usual step, or a fixed column height
+    bands: list[list[int]] = [[0]]
+    if rows_per_column:
+        bands = [list(range(i, min(i + rows_per_column, len(rows))))
+                 for i in range(0, len(rows), rows_per_column)]
+    else:
+        steps = np.diff(row_y)
+        typical = float(np.median(steps)) if len(steps) else 0.0
+        for k, step in enumerate(steps, start=1):
+            if step > 1.6 * typical and step > 0.8 * CARD_H:
+                bands.append([])
+            bands[-1].append(k)
+    out: list[list[Detection | None]] = []
+    for band in bands:
+        members = np.concatenate([rows[k] for k in band])
+        row_of = {int(i): pos for pos, k in enumerate(band) for i in rows[k]}
+        for col in _clusters(xy[members, 0], COLUMN_GAP_MM):
+            cells: list[Detection | None] = [None] * len(band)
+            for i in members[col]:
+                r = row_of[int(i)]
+                if cells[r] is None or detections[i].confidence > cells[r].confidence:  # type: ignore[union-attr]
+                    cells[r] = detections[i]
+            out.append(cells)
+    return out
+
+
+def build_view(detections: Sequence[Detection], mat: MatSpec = DEFAULT_MAT,
+               rows_per_column: int | None = None, seq: int | None = None,
+               t: float | None = None) -> View:
+    """The observation (:class:`protocol_runner.observations.View`) of one frame's detections."""
+    by_zone: dict[str, list[Detection]] = {}
+    for d in detections:
+        if d.zone is not None and d.quad_mm is not None:
+            by_zone.setdefault(d.zone, []).append(d)
+
+    def columns(zone: str, rpc: int | None) -> tuple[tuple[Cell, ...], ...]:
+        return tuple(tuple(EMPTY if d is None else _cell(d) for d in col)
+                     for col in zone_columns(by_zone.get(zone, []), rpc))
+
+    pile = by_zone.get("discard", [])
+    discard = _cell(max(pile, key=lambda d: d.confidence)) if pile else EMPTY
+    return View(work=columns("work", rows_per_column), side=columns("side", None),
+                discard=discard, seq=seq, t=t)

@@ -1,0 +1,208 @@
+"""Recognition: localisation + the card classifier → detections (code, confidence, box, quad).
+
+:class:`TableReader` is the one object a live pipeline holds: ``read(frame)`` returns a
+:class:`TableView` with the detections and the observation (:mod:`vision.layout`). It re-finds the
+mat every few frames, reuses the classifier's reading of a card that has not moved or changed
+(so a still table costs localisation only), and drops frames unprocessed while ``blind`` is set:
+the tracker never looks during a shuffle and never keeps a frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.detect import Located, crop_card, locate_cards
+from vision.geometry import DEFAULT_MAT, GeometryError, MatSpec, TableGeometry
+from vision.sources import Frame
+
+CROP_SIZE = (80, 120)
+REUSE_MM = 3.0
+REUSE_DIFF = 8.0
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Detection:
+    """One physical card seen: its code (or ``BACK``), calibrated confidence, quad, zone.
+
+    ``probs`` holds the classifier's whole distribution (columns = ``classes`` of the reader), so
+    the protocol prior (:mod:`vision.prior`) can re-decode a reveal jointly.
+    """
+
+    code: str
+    confidence: float
+    quad: np.ndarray
+    quad_mm: np.ndarray | None = None
+    zone: str | None = None
+    covered: bool = False
+    probs: np.ndarray | None = None
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        x, y = self.quad[:, 0], self.quad[:, 1]
+        return float(x.min()), float(y.min()), float(x.max()), float(y.max())
+
+    def to_json(self, width: int, height: int) -> dict[str, Any]:
+        """The detection as CONVENTIONS.md writes it (box clipped to the image)."""
+        x0, y0, x1, y1 = self.box
+        box = [max(0.0, x0), max(0.0, y0), min(float(width), x1), min(float(height), y1)]
+        return {"code": self.code, "confidence": round(float(self.confidence), 4),
+                "box": [round(v, 1) for v in box],
+                "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in self.quad]}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TableView:
+    """What one frame showed. ``blind``: dropped unseen. ``error``: why nothing could be read."""
+
+    index: int
+    detections: tuple[Detection, ...] = ()
+    obstructions: tuple[np.ndarray, ...] = ()
+    observation: Any = None
+    blind: bool = False
+    error: str | None = None
+    reused: int = 0
+
+    @property
+    def hand_in_view(self) -> bool:
+        return bool(self.obstructions)
+
+
+@dataclass
+class _Cached:
+    centre: np.ndarray
+    thumb: np.ndarray
+    probs: np.ndarray
+
+
+@dataclass
+class TableReader:
+    """Frames in, :class:`TableView` out. Set ``blind = True`` during a blind window.
+
+    ``classifier`` is a :class:`vision.classifier.CardClassifier` (or anything with ``classes``
+    and ``predict(crops, both_ways=...)``); ``corners`` (4 image points, clockwise from the mat's
+    top-left) replace the markers when given; ``fanned`` and ``rows_per_column`` describe the
+    layout (see :func:`vision.detect.locate_cards` and :func:`vision.layout.build_view`).
+    """
+
+    classifier: Any
+    mat: MatSpec = DEFAULT_MAT
+    corners: np.ndarray | None = None
+    fanned: bool | None = None
+    rows_per_column: int | None = None
+    geometry_every: int = 15
+    reuse: bool = True
+    both_ways: bool = True
+    blind: bool = False
+    geometry: TableGeometry | None = None
+    _frames: int = 0
+    _cache: list[_Cached] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.corners is not None:
+            self.geometry = TableGeometry.from_corners(self.corners, self.mat)
+
+    @classmethod
+    def load(cls, model: str | Path | None = None, **options: Any) -> TableReader:
+        """A reader with the classifier at ``model`` (default: the shipped one)."""
+        from vision.classifier import DEFAULT_MODEL, CardClassifier
+
+        return cls(CardClassifier.load(model or DEFAULT_MODEL, threads=1), **options)
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return tuple(self.classifier.classes)
+
+    def _locate_table(self, image: np.ndarray) -> None:
+        if self.corners is not None:
+            return
+        due = self.geometry is None or self._frames % self.geometry_every == 0
+        if not due:
+            return
+        try:
+            self.geometry = TableGeometry.from_markers(image, self.mat)
+        except GeometryError:
+            if self.geometry is None:
+                raise
+
+    def read(self, frame: Frame | np.ndarray) -> TableView:
+        """Read one frame. While ``blind`` the frame is not looked at, only counted."""
+        index = frame.index if isinstance(frame, Frame) else self._frames
+        if self.blind:
+            self._frames += 1
+            self._cache.clear()  # what lay there before the shuffle is no evidence after it
+            return TableView(index, blind=True)
+        image = frame.image if isinstance(frame, Frame) else frame
+        try:
+            self._locate_table(image)
+        except GeometryError as exc:
+            self._frames += 1
+            return TableView(index, error=str(exc))
+        self._frames += 1
+        assert self.geometry is not None
+        loc = locate_cards(image, self.geometry, fanned=self.fanned)
+        detections, reused = self._recognise(image, loc.cards)
+        from vision.layout import build_view
+
+        view = build_view(detections, self.mat, rows_per_column=self.rows_per_column)
+        return TableView(index, detections, loc.obstructions, view, reused=reused)
+
+    def _recognise(self, image: np.ndarray, cards: tuple[Located, ...]
+                   ) -> tuple[tuple[Detection, ...], int]:
+        if not cards:
+            self._cache = []
+            return (), 0
+        crops = [crop_card(image, c.quad, CROP_SIZE) for c in cards]
+        thumbs = [cv2.resize(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), (10, 15),
+                             interpolation=cv2.INTER_AREA).astype(np.float32) for c in crops]
+        probs: list[np.ndarray | None] = [None] * len(cards)
+        if self.reuse and self._cache:
+            old_centres = np.array([o.centre for o in self._cache])
+            for i, (c, t) in enumerate(zip(cards, thumbs, strict=True)):
+                near = np.flatnonzero(np.linalg.norm(old_centres - c.centre_mm, axis=1) < REUSE_MM)
+                for j in near:
+                    if float(np.abs(self._cache[j].thumb - t).mean()) < REUSE_DIFF:
+                        probs[i] = self._cache[j].probs
+                        break
+        todo = [i for i, p in enumerate(probs) if p is None]
+        if todo:
+            fresh = self.classifier.predict([crops[i] for i in todo], both_ways=self.both_ways)
+            for i, p in zip(todo, fresh, strict=True):
+                probs[i] = np.asarray(p, np.float32)
+        classes = self.classes
+        out = []
+        for c, p in zip(cards, probs, strict=True):
+            assert p is not None
+            k = int(np.argmax(p))
+            out.append(Detection(classes[k], float(p[k]), c.quad, c.quad_mm, c.zone, c.covered,
+                                 p))
+        if self.reuse:
+            self._cache = [_Cached(c.centre_mm, t, p) for c, t, p in  # type: ignore[misc]
+                           zip(cards, thumbs, probs, strict=True)]
+        out.sort(key=lambda d: -d.confidence)
+        return tuple(out), len(cards) - len(todo)
+
+
+def detect_still(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...]:
+    """All cards of one still image: on the mat when its markers (or corners) are seen, else
+    the single most card-like region (a photo of one card, as in enrolment)."""
+    reader.reuse = False
+    reader.geometry = None if reader.corners is None else reader.geometry
+    view = reader.read(image)
+    if view.error is None:
+        return view.detections
+    from vision.single_card import SingleCardError, locate_card
+
+    try:
+        found = locate_card(image, CROP_SIZE, classifier=reader.classifier)
+    except SingleCardError:
+        return ()
+    p = np.asarray(reader.classifier.predict([found.crop], both_ways=reader.both_ways)[0])
+    k = int(np.argmax(p))
+    from vision.synth.scenes import canonical_quad
+
+    return (Detection(reader.classes[k], float(p[k]), canonical_quad(found.quad), probs=p),)
