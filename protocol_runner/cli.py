@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "eval",
     "bench_vision",
     "simulate",
+    "prove",
     "game",
     "train",
     "remote",

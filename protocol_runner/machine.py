@@ -26,6 +26,17 @@ protocol may hold per-run arrays only until the next shuffle (the machine may sp
 at a shuffle); after a shuffle every position it uses is public again, as on a real table where
 everybody looks again. The machine checks the leading axis and refuses stale per-run data.
 
+Driving a protocol by hand (the runner, R = 1)::
+
+    gen = uno_card_selection(groups, remaining, top)      # public inputs only
+    step = next(gen)
+    while True:                                            # until StopIteration
+        show(step.title, step.instruction(0), step.regions)
+        reveal = step.read(camera_codes, helper_deck) if step.reveals else None
+        if reveal is not None and step.expect:             # the protocol is the prior
+            report(step.expect.problems(reveal.tokens[0], VOCAB, helper_deck))
+        step = gen.send(reveal)
+
 Tokens. Cards on the simulated table are small ints of a :class:`Vocabulary`: helper roles first
 (the same ids in every vocabulary), then game faces. ``EMPTY`` (-1) marks an empty slot.
 A :class:`~protocol_runner.helpers.HelperDeck` turns role tokens into the physical codes the
@@ -119,6 +130,11 @@ class Vocabulary:
                 return helper_deck.card(item).code
             return str(item)
         return self.table(code, dtype=object)
+
+
+@cache
+def _face_codes(vocab: Vocabulary) -> frozenset[str]:
+    return frozenset(face.code for face in vocab.faces)
 
 
 @cache
@@ -258,7 +274,8 @@ class Expect:
         if self.faces is not None:
             ok &= np.isin(tokens, list(self.faces)).all(axis=1)
         if self.multiset is not None:
-            want = np.repeat(sorted(self.multiset), [self.multiset[k] for k in sorted(self.multiset)])
+            keys = sorted(self.multiset)
+            want = np.repeat(keys, [self.multiset[k] for k in keys])
             if len(want) != tokens.shape[1]:
                 return np.zeros(tokens.shape[0], dtype=bool)
             ok &= (np.sort(tokens, axis=1) == want).all(axis=1)
@@ -325,6 +342,36 @@ class Step:
 
     def instruction(self, run: int = 0) -> str:
         return self.detail(run) if self.detail is not None else self.text
+
+    @property
+    def reveals(self) -> bool:
+        """Does this step turn cards face up (so the runner must read them)?"""
+        return isinstance(self.action, Turn) and self.action.up
+
+    def read(self, codes: Sequence[str], helper_deck: HelperDeck | None = None,
+             vocab: Vocabulary = VOCAB) -> Reveal:
+        """The runner's answer to a revealing step (R = 1): the codes the camera read, in the
+        order of the step's positions, as a :class:`Reveal` to ``send`` to the protocol.
+
+        A face that a helper role plays (α = 1R) is read as that role when the step expects
+        the role (the protocol is the prior), else as the game face; whatever contradicts the
+        expectation is left as read, for :meth:`Expect.problems` to report.
+        """
+        if not self.reveals:
+            raise MachineError(f"{self.title} turns nothing face up")
+        positions = np.asarray(self.action.positions).reshape(1, -1)  # type: ignore[union-attr]
+        if len(codes) != positions.shape[1]:
+            raise MachineError(f"{self.title}: {positions.shape[1]} cards turned, "
+                               f"{len(codes)} read")
+        allowed = self.expect.faces if self.expect and self.expect.faces else frozenset()
+        roles = {card.code: role for role, card in (helper_deck.faces.items()
+                                                     if helper_deck else ())}
+        tokens = []
+        for code in codes:
+            face = vocab.token(Card(code)) if code in _face_codes(vocab) else EMPTY
+            role = vocab.token(roles[code]) if code in roles else EMPTY
+            tokens.append(role if role in allowed or face == EMPTY else face)
+        return Reveal(positions, np.array([tokens], dtype=np.int16))
 
 
 Protocol = Generator[Step, Reveal | None, T]
@@ -596,6 +643,15 @@ def drive(protocol: Protocol[T], table: Table,
             step = protocol.send(reveal)
     except StopIteration as stop:
         return stop.value  # type: ignore[no-any-return]
+
+
+def measure(protocol: Protocol[object], areas: Mapping[str, TokenArray],
+            rng: np.random.Generator | None = None) -> Costs:
+    """Shuffles and helper cards of one protocol instance, by running it once (R = 1) on a
+    table dealt ``areas``; with :func:`cards_to_prepare`, what the players must lay ready."""
+    table = Table(1, areas, rng)
+    drive(protocol, table)
+    return table.costs
 
 
 def transcript_strings(transcript: Sequence[TokenArray], codes: np.ndarray) -> list[str]:

@@ -142,14 +142,11 @@ class Recorder:
         return self.frames / self.fps
 
     def frame(self, image: np.ndarray) -> None:
-        import cv2
-
         if self.writer is None:
+            from vision.synth.video import VideoOut
+
             h, w = image.shape[:2]
-            self.writer = cv2.VideoWriter(str(self.folder / "video.mp4"),
-                                          cv2.VideoWriter_fourcc(*"mp4v"), self.fps, (w, h))
-            if not self.writer.isOpened():
-                raise OSError(f"cannot write a video into {self.folder}")
+            self.writer = VideoOut(self.folder / "video.mp4", self.fps, (w, h))
         self.writer.write(image)
         self.frames += 1
 
@@ -162,7 +159,7 @@ class Recorder:
 
     def close(self) -> None:
         if self.writer is not None:
-            self.writer.release()
+            self.writer.__exit__(None, None, None)
         self._events.close()
 
 
@@ -192,6 +189,7 @@ class Pipeline:
     frames_processed: int = 0
     finished: bool = False
     error: str | None = None
+    last_notice: str | None = None
     last_verdict: dict[str, Any] | None = None
     timeline_log: list[dict[str, Any]] = field(default_factory=list)
     cards: list[dict[str, Any]] = field(default_factory=list)
@@ -208,7 +206,9 @@ class Pipeline:
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
-    _state_cache: dict[str, Any] | None = None
+    version: int = 0
+    """Counts changes: a page drops a state older than the one it shows (an HTTP answer can
+    arrive after a newer WebSocket push)."""
 
     # ---- running ---------------------------------------------------------------------------
 
@@ -331,8 +331,15 @@ class Pipeline:
         return self.game.state() if self.game is not None else {}
 
     def _changed(self) -> None:
-        self._state_cache = None
+        self.version += 1
         self.publish(json.dumps({"type": "state", "state": self.state()}))
+
+    def notice(self, message: str) -> None:
+        """Something the table should know that is no verdict (the camera was lost, is back)."""
+        with self._lock:
+            self.timeline_log.append({"text": message, "notice": True})
+            self.last_notice = message
+            self._changed()
 
     def feed_record(self, record: Record) -> dict[str, Any]:
         """Feed a record from outside the timeline (a setup given on the command line)."""
@@ -359,10 +366,12 @@ class Pipeline:
         with self._lock:
             runner = self._runner_state()
             return {
+                "version": self.version,
                 "status": {
                     "mode": self.mode, "source": self.source, "frame": self.frames_seen,
                     "t": round(self.t, 2), "blind": bool(runner.get("blind")),
                     "finished": self.finished, "error": self.error,
+                    "notice": self.last_notice,
                     "frames_dropped": self.frames_dropped,
                     "camera": self.vision is not None,
                 },
@@ -439,13 +448,13 @@ class Pipeline:
                    [{"name": "Ann", "kind": "human"}, {"name": "Bob", "kind": "human"},
                     {"name": "V1", "kind": "virtual"}, {"name": "V2", "kind": "virtual"}])
         return {"games": ["uno"], "config": {"game": "uno", "players": players},
-                "helpers": helper_list(len(players) + 1)}
+                "helpers": helper_list(len(players) + 2)}
 
 
     def setup_helpers(self, config: dict[str, Any]) -> dict[str, Any]:
         players = config.get("players") or []
         mapping = {k: str(v) for k, v in (config.get("helper_deck") or {}).items() if v}
-        return {"helpers": helper_list(len(players) + 1, mapping)}
+        return {"helpers": helper_list(len(players) + 2, mapping)}
 
 
 CORRECTION_CODES = [c.code for c in uno_faces()] + [BACK]
@@ -454,9 +463,10 @@ CORRECTION_CODES = [c.code for c in uno_faces()] + [BACK]
 def helper_list(groups: int, mapping: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The helper cards to prepare: α, β and one θ per owner group, with how many copies.
 
+    Groups are the runner's: every player, the unplayed deck and a drawn card (draw-then-play).
     The card selection protocol on k cards uses k θ's, k validity pairs and 4 lottery cards
-    (NOTES.md item 4); counts are for the largest k of a UNO game (107: every card but the top
-    discard), spread over the groups as the protocol's Step 1 would need at worst.
+    (NOTES.md item 4); the copies are for the largest k of a UNO game (107: every card but the
+    top discard), the most any one group could ever need.
     """
     from protocol_runner.helpers import ALPHA, BETA, HelperDeck, default_uno_helper_deck, theta
 
@@ -570,7 +580,7 @@ def open_recording(path: str | Path, events: str | Path | None = None, speed: fl
                                 "are missing; give them with --events")
     from vision.sources import video_file_frames
 
-    fps = video_fps(video)
+    fps = video_fps(video)  # also refuses a video that cannot be decoded, before serving
     records = list(records_timeline(events_path, interval=0.0))
     if not records or not isinstance(records[0].record, Setup):
         raise ObservationError(f"{events_path}: the first record must be the game's setup")
@@ -581,14 +591,25 @@ def open_recording(path: str | Path, events: str | Path | None = None, speed: fl
 
 
 def video_fps(path: Path) -> float:
+    """The video's frame rate; an OSError naming the file if it cannot be decoded at all."""
     import cv2
 
     cap = cv2.VideoCapture(str(path))
     try:
+        if not cap.isOpened() or not cap.read()[0]:
+            raise OSError(f"{path}: cannot decode this video; convert it to MP4 (H.264) or AVI "
+                          "(MJPG)")
         fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
     finally:
         cap.release()
     return fps if 1.0 <= fps <= 240.0 else 10.0
+
+
+def default_journal() -> Path:
+    """Where ``serve`` journals a live game unless told: one new file per session."""
+    folder = Path.home() / ".cache" / "cardtable"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / time.strftime("game-%Y%m%d-%H%M%S.sqlite")
 
 
 class RunnerGame:
@@ -619,7 +640,8 @@ class RunnerGame:
             "instruction": None if instruction is None else page_instruction(
                 instruction, self._labels()),
             "expectation": None if instruction is None else {
-                **instruction.get("expected", {}), "highlight": instruction.get("highlight")},
+                **instruction.get("expected", {}), "highlight": instruction.get("highlight"),
+                "blind": instruction.get("blind")},
             "game": page_game(raw.get("game"), raw.get("turn_number")),
         }
 
@@ -714,14 +736,22 @@ class CameraVision:
         from vision.tracking import StableCommitter
 
         self.reader = reader if reader is not None else TableReader.load()
+        self.stable_frames = stable_frames
         self.committer = StableCommitter(stable_frames)
+        self.face_down_move = False
         self.overrides: dict[tuple[str, int, int], tuple[str, str]] = {}
         self.last_cards: list[dict[str, Any]] = []
 
     def process(self, image: np.ndarray, t: float) -> tuple[View | None, list[dict[str, Any]]]:
+        from vision.tracking import StableCommitter
+
         table = self.reader.read(image)
         cards = self._cards(table)
         self.last_cards = cards
+        if table.hand_in_view and self.face_down_move:
+            # Face-down cards moved by hand may look exactly as before (all backs, same
+            # places); the runner still needs to see the table once it is still again.
+            self.committer = StableCommitter(self.stable_frames)
         view = self.committer.update(table)
         if view is not None and self.overrides:
             view = self._apply_overrides(view)
@@ -764,6 +794,7 @@ class CameraVision:
         """The runner's expectation tells how tall the work area's columns are (bands)."""
         work = (hint or {}).get("work") or []
         self.reader.rows_per_column = max((len(c) for c in work), default=0) or None
+        self.face_down_move = (hint or {}).get("blind") == "face-down move"
 
     def correct(self, zone: str, column: int, row: int, code: str) -> None:
         for card in self.last_cards:
@@ -772,7 +803,9 @@ class CameraVision:
 
     def reset(self) -> None:
         """After a blind window: nothing seen before it is evidence of what lies there now."""
-        self.committer.reset()
+        from vision.tracking import StableCommitter
+
+        self.committer = StableCommitter(self.stable_frames)
         self.overrides.clear()
 
 

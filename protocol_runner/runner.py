@@ -463,6 +463,14 @@ class ProtocolDriver:
         return dict(out)
 
 
+def _refilled(before: uno.UnoState, after: uno.UnoState) -> str:
+    """The instruction for a refill, if the last draw emptied the unplayed deck."""
+    if len(after.discard) >= len(before.discard):
+        return ""
+    return ("The unplayed deck ran out: shuffle the discard pile, except its top card, face "
+            "down into a new unplayed deck (camera off). ")
+
+
 def _cards(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
 
@@ -685,6 +693,7 @@ class GameRunner:
         before = self.game
         self.game = uno.play(self.game, card, colour)
         self.pending = None
+        refilled = _refilled(before, self.game)
         entry = {"turn": self.turn, "player": who, "event": f"played {card}"
                  + (f" ({uno.COLOUR_NAMES[colour]})" if colour else "")}
         self.timeline.append(entry)
@@ -701,7 +710,7 @@ class GameRunner:
                          "turn.")
         elif card.symbol == "R":
             notes.append("Play changes direction.")
-        self.notice = " ".join(notes)
+        self.notice = refilled + " ".join(notes)
         self._begin_turn()
 
     def _begin_turn(self) -> None:
@@ -777,7 +786,9 @@ class GameRunner:
                                seq=seq)
             return self._played(self.last_view, Card(event.code))
         if self.phase == PHASE_HUMAN and event.event == "drew":
+            before = self.game
             self.game = uno.draw_for_turn(self.game)
+            self.notice = _refilled(before, self.game)
             self.timeline.append({"turn": self.turn, "player": name, "event": "drew"})
             self._instruct(PHASE_HUMAN, f"Play the drawn card if it is valid on "
                            f"{self._top_text()}, or pass.", discard=REVEAL)
@@ -813,7 +824,9 @@ class GameRunner:
             others = [game.hand_sizes[s] for s in order]
             if purpose == "draw":
                 if not game.drawn:  # (an aborted draw-then-play keeps its drawn card)
-                    game = self.game = uno.draw_for_turn(game)
+                    before, game = game, uno.draw_for_turn(game)
+                    self.game = game
+                    prefix = _refilled(before, game) + prefix
                 groups = uno_groups(others, game.deck_size, drawn=True,
                                     hand=game.hand_sizes[me] - 1)
             else:

@@ -21,15 +21,25 @@ from protocol_runner.cards import (
     Card,
     DeckError,
     check_within_deck,
+    deck_counter,
     parse_card,
     remaining,
 )
-from protocol_runner.helpers import ALPHA, BETA, HelperDeck, HelperDeckError, Role
+from protocol_runner.helpers import (
+    ALPHA,
+    BETA,
+    HelperDeck,
+    HelperDeckError,
+    Role,
+    default_uno_helper_deck,
+)
 from protocol_runner.machine import (
     EMPTY,
     VOCAB,
     Costs,
+    Lay,
     Protocol,
+    Region,
     Slots,
     Step,
     Table,
@@ -40,7 +50,12 @@ from protocol_runner.machine import (
     read_bits,
     transcript_strings,
 )
-from protocol_runner.protocols.card_selection import Variant, uno_card_selection, uno_groups
+from protocol_runner.protocols.card_selection import (
+    Group,
+    Variant,
+    uno_card_selection,
+    uno_groups,
+)
 from protocol_runner.protocols.covert_lottery import covert_lottery
 from protocol_runner.protocols.six_card_and import and_protocol
 from protocol_runner.protocols.wild_colour import wild_colour
@@ -48,6 +63,7 @@ from protocol_runner.protocols.wild_colour import wild_colour
 DEFAULT_RUNS = 1000
 DEFAULT_SEED = 1
 MAX_LOTTERY = 60
+MAX_RUNS = 200_000
 
 
 class SimulationInputError(ValueError):
@@ -115,8 +131,9 @@ class Simulation:
 def run(protocol: Protocol[Any], areas: dict[str, TokenArray], runs: int,
         rng: np.random.Generator) -> tuple[Table, Any, float]:
     """Drive ``protocol`` on ``runs`` tables dealt ``areas``; return table, result, seconds."""
-    if runs < 1:
-        raise SimulationInputError(f"--runs must be at least 1, got {runs}")
+    if not 1 <= runs <= MAX_RUNS:
+        raise SimulationInputError(f"--runs must be between 1 and {MAX_RUNS:,} (memory grows "
+                                   f"with it; use several seeds for more), got {runs}")
     start = time.perf_counter()
     table = Table(runs, areas, rng)
     result = drive(protocol, table)
@@ -176,8 +193,6 @@ def parse_valid(text: str) -> list[int]:
 
 def lottery_protocol(m: int, original: bool) -> Protocol[Any]:
     """The lottery on its own: cards c_i from area ``cards``, pairs from area ``bits``."""
-    from protocol_runner.machine import Lay, Region
-
     slots = Slots()
     c, x = slots.new(m), slots.new(2 * m).reshape(m, 2)
     grid = np.column_stack([c, x]).T
@@ -223,7 +238,7 @@ class UnoDeal:
     discard: tuple[Card, ...] = ()
     hide_remaining: bool = False
 
-    def groups_and_areas(self) -> tuple[list, dict[str, TokenArray]]:
+    def groups_and_areas(self) -> tuple[list[Group], dict[str, TokenArray]]:
         groups = uno_groups([len(o) for o in self.others], len(self.deck),
                             drawn=self.drawn is not None, hand=len(self.hand),
                             discard=len(self.discard) if self.hide_remaining else 0)
@@ -250,8 +265,10 @@ class UnoDeal:
 def deal_uno(top: str, hand: Sequence[str], others: Sequence[int] = (7,),
              colour: str | None = None, drawn: str | None = None,
              discard: Sequence[str] = (), hide_remaining: bool = False,
-             rng: np.random.Generator | None = None) -> UnoDeal:
-    """Check the public/private inputs and deal the other players from the rest of the deck."""
+             rng: np.random.Generator | None = None, allow_top_copy: bool = False) -> UnoDeal:
+    """Check the inputs and deal the other players at random from the rest of the deck (the
+    remainder is the unplayed deck). The top card's face in P1's hand is refused as a likely
+    typo unless ``allow_top_copy`` (a second copy, where the deck holds one: two 7R, one 0R)."""
     top_card = parse_card(top)
     if top_card.deck != "uno":
         raise SimulationInputError(f"{top_card} is not a UNO card")
@@ -268,6 +285,10 @@ def deal_uno(top: str, hand: Sequence[str], others: Sequence[int] = (7,),
     if not top_card.is_black and colour not in (None, top_card.colour):
         raise SimulationInputError(f"--colour {colour}: {top_card} is a colour card, its own "
                                    "colour is in force")
+    if not allow_top_copy and top_card in [*hand_cards, drawn_card]:
+        raise SimulationInputError(
+            f"the hand contains {top_card}, the card on top of the discard pile; if P1 really "
+            "holds a second copy, add --allow-top-copy")
     used = [top_card, *under, *hand_cards] + ([drawn_card] if drawn_card else [])
     try:
         check_within_deck(used, "uno", what="the top card, discard pile and hand together")
@@ -296,8 +317,6 @@ def deal_uno(top: str, hand: Sequence[str], others: Sequence[int] = (7,),
 def uno_helper_deck(deal: UnoDeal, helper_deck: HelperDeck | None = None) -> HelperDeck:
     """The helper deck for a deal (default: α = 1R, β = 2G, θᵢ on blue numbers), checked for
     every role the protocol needs."""
-    from protocol_runner.helpers import default_uno_helper_deck
-
     groups, _ = deal.groups_and_areas()
     deck = helper_deck or default_uno_helper_deck(len(groups))
     for role in [ALPHA, BETA] + [Role("theta", i + 1) for i in range(len(groups))]:
@@ -307,8 +326,6 @@ def uno_helper_deck(deal: UnoDeal, helper_deck: HelperDeck | None = None) -> Hel
 
 def check_helper_supply(sim: Simulation, helper_decks: int) -> None:
     """Refuse a helper supply of ``helper_decks`` full UNO decks that lacks copies."""
-    from protocol_runner.cards import deck_counter
-
     assert sim.helper_deck is not None
     roles: Counter[Role] = Counter({k: v for k, v in sim.costs.helper_counts().items()
                                     if isinstance(k, Role)})

@@ -128,8 +128,8 @@ class TableSimulator:
         self.out.records.append(record)
         after = self.runner.game
         if before is not None and before.discard and after is not None and after.winner is None \
-                and len(after.discard) == len(before.discard) + 1 \
-                and after.discard[-1].symbol in ("+2", "+4"):
+                and after.turns_played == before.turns_played + 1 \
+                and after.discard != before.discard and after.discard[-1].symbol in ("+2", "+4"):
             # the runner told the next player to draw: the table does
             self._draw(before.seat_after(before.turn), 2 if after.discard[-1].symbol == "+2" else 4)
 

@@ -5,14 +5,15 @@ restart. Screenshots go to test-artifacts/ (gitignored) for a human to look at."
 from __future__ import annotations
 
 import os
-import shutil
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from protocol_runner.observations import Event
-from protocol_runner.pipeline import Pipeline, make_game, records_timeline
+from protocol_runner.observations import Event, Record
+from protocol_runner.pipeline import Pipeline, RecordItem, make_game
 from protocol_runner.server import Hub, bind_socket, create_app, serve_in_thread
 
 CHROMIUM = "/usr/bin/chromium"
@@ -20,27 +21,53 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium")
 
 
+@dataclass
+class Script:
+    """A simulated game with a planted misread at step 5, cut where the browser takes over:
+    the table waits for the operator's "shuffle done", and the replay ends on the misread
+    view (a deviation) so the browser's correction is the one that resolves it."""
+
+    records: list[Record]
+    misread: tuple[str, int, int]
+    truth: str
+
+
 @pytest.fixture(scope="module")
-def script(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A simulated game's records up to (not including) the first "shuffle done": the replay
-    ends inside a blind window, so the test's own click is the one that ends it."""
+def script() -> Script:
+    from protocol_runner.runner import Session
     from protocol_runner.tablesim import TableSimulator, simulated_setup
 
-    game = TableSimulator(simulated_setup(2, 2, hand_size=2), seed=0).play()
-    records = game.records
-    first = next(i for i, r in enumerate(records)
-                 if isinstance(r, Event) and r.event == "shuffle_done")
-    path = tmp_path_factory.mktemp("browser") / "until-shuffle.jsonl"
-    from protocol_runner.pipeline import dump_records
+    game = TableSimulator(simulated_setup(2, 2, hand_size=2), seed=0,
+                          faults=["step5_misread"]).play()
+    session = Session()
+    for n, record in enumerate(game.records):
+        verdict = session.feed(record)[0]
+        if verdict.kind == "deviation":
+            fix = game.records[n + 1]
+            assert isinstance(fix, Event) and fix.event == "card_corrected"
+            return Script(game.records[:n + 1], (fix.zone or "", fix.column or 0,
+                                                 fix.row or 0), fix.code or "")
+    raise AssertionError("the planted misread did not show")
 
-    path.write_text(dump_records(records[:first]))
-    return path
+
+def operator_paced(records: list[Record], holder: list[Pipeline]) -> Iterator[RecordItem]:
+    """The records, 0.15 s apart; at a "shuffle done" the table waits for the operator."""
+    t = 0.0
+    for record in records:
+        if isinstance(record, Event) and record.event == "shuffle_done":
+            while holder[0].blind:
+                time.sleep(0.05)
+            continue
+        yield RecordItem(record, t)
+        t += 0.15
 
 
-def start(script: Path, port: int = 0) -> tuple[Pipeline, object, int]:
+def start(script: Script, port: int = 0) -> tuple[Pipeline, object, int]:
     hub = Hub()
-    pipeline = Pipeline(records_timeline(script, interval=0.15), make_game(None),
-                        source=script.name, speed=1.0, publish=hub.publish)
+    holder: list[Pipeline] = []
+    pipeline = Pipeline(operator_paced(script.records, holder), make_game(None),
+                        source="planted-misread.jsonl", speed=1.0, publish=hub.publish)
+    holder.append(pipeline)
     sock = bind_socket("127.0.0.1", port)
     server = serve_in_thread(create_app(pipeline, hub), sock)
     pipeline.start()
@@ -59,7 +86,7 @@ def browser() -> Iterator[object]:
         b.close()
 
 
-def test_dashboard_replay_shuffle_done_and_correction(script: Path, browser: object) -> None:
+def test_dashboard_replay_shuffle_done_and_correction(script: Script, browser: object) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     pipeline, server, port = start(script)
     errors: list[str] = []
@@ -81,34 +108,41 @@ def test_dashboard_replay_shuffle_done_and_correction(script: Path, browser: obj
         assert not page.is_visible("#blind")
         page.wait_for_function(f"document.getElementById('instruction').textContent !== "
                                f"{blind_text!r}")
-        assert "shuffle done" in (page.text_content("#verdict") or "")
+        page.wait_for_function("document.getElementById('timeline').textContent"
+                               ".includes('shuffle done')")
         page.screenshot(path=str(ARTIFACTS / "dashboard-3-after-shuffle.png"))
 
-        # correct a card: click the first cell the camera (here: the script) read
-        page.click("#reading rect >> nth=0")
+        # the replay ends on a misread card: the deviation names it
+        page.wait_for_selector("#verdict.bad", timeout=20_000)
+        assert "9Y" in (page.text_content("#verdict") or "")
+        page.screenshot(path=str(ARTIFACTS / "dashboard-4-deviation.png"))
+        zone, column, row = script.misread
+        cell = f"#reading rect[data-zone={zone}][data-column='{column}'][data-row='{row}']"
+        assert page.get_attribute(cell, "data-code") == "9Y"
+        page.click(cell)
         page.wait_for_selector("#correct-dialog[open]")
         page.fill("#correct-code", "8X")
         page.click("#correct-ok")
         page.wait_for_function("document.getElementById('correct-error').textContent"
                                ".includes('unknown card code')")
-        page.screenshot(path=str(ARTIFACTS / "dashboard-4-bad-code.png"))
-        page.fill("#correct-code", "7r")
+        page.screenshot(path=str(ARTIFACTS / "dashboard-5-bad-code.png"))
+        page.fill("#correct-code", script.truth.lower())
         page.click("#correct-ok")
         page.wait_for_selector("#correct-dialog:not([open])", state="attached")
-        page.wait_for_function("document.getElementById('verdict').textContent.length > 3")
-        page.screenshot(path=str(ARTIFACTS / "dashboard-5-corrected.png"))
-        timeline = page.text_content("#timeline") or ""
-        assert "shuffle done" in timeline
-        # the runner saw the correction: a 7R where a face-down card was expected is a deviation
-        assert pipeline.last_verdict is not None and pipeline.last_verdict["ok"] is False
+        page.wait_for_selector("#verdict.ok")
         assert "after the correction" in (page.text_content("#verdict") or "")
-        assert page.get_attribute("#reading rect >> nth=0", "data-code") == "7R"
+        assert page.get_attribute(cell, "data-code") == script.truth
+        page.screenshot(path=str(ARTIFACTS / "dashboard-6-corrected.png"))
+        timeline = page.text_content("#timeline") or ""
+        assert "shuffle done" in timeline and "9Y" in timeline
+        assert pipeline.last_verdict is not None and pipeline.last_verdict["ok"] is True
 
         # a second tab shows the same state
         other = browser.new_page()  # type: ignore[attr-defined]
         other.goto(f"http://127.0.0.1:{port}/")
         other.wait_for_function(
             "document.getElementById('verdict').textContent.includes('after the correction')")
+        assert other.text_content("#instruction") == page.text_content("#instruction")
         other.close()
         assert not errors, errors
     finally:
@@ -116,7 +150,7 @@ def test_dashboard_replay_shuffle_done_and_correction(script: Path, browser: obj
         server.should_exit = True  # type: ignore[attr-defined]
 
 
-def test_page_reconnects_after_a_server_restart(script: Path, browser: object) -> None:
+def test_page_reconnects_after_a_server_restart(script: Script, browser: object) -> None:
     pipeline, server, port = start(script)
     page = browser.new_page()  # type: ignore[attr-defined]
     page.goto(f"http://127.0.0.1:{port}/")
@@ -137,11 +171,7 @@ def test_page_reconnects_after_a_server_restart(script: Path, browser: object) -
     try:
         page.wait_for_selector("#conn.up", timeout=15_000)
         page.wait_for_function("document.getElementById('instruction').textContent.length > 10")
-        page.screenshot(path=str(ARTIFACTS / "dashboard-6-reconnected.png"))
+        page.screenshot(path=str(ARTIFACTS / "dashboard-7-reconnected.png"))
     finally:
         pipeline2.stop()
         server2.should_exit = True  # type: ignore[attr-defined]
-
-
-def teardown_module() -> None:
-    shutil.rmtree(ARTIFACTS / "tmp", ignore_errors=True)

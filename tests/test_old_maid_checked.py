@@ -27,11 +27,13 @@ def test_whole_game_from_an_observations_file(players: list[tuple[str, bool]], s
 
 CAUGHT = {  # fault → what the deviation must say
     "om_6b": r"7R shows 1 times",
+    "om_6c": r"work column 1, row 1: expected \w+, saw JK",
     "om_6g": r"1-card|W shows",
     "om_6g_pair": r"the pair reads",
     "om_8": r"1R shows",
     "om_8_joker": r"AS cannot appear here; expected Jo̅",
     "om_pairs": r"not pairs",
+    "wrong_hand": r"hands: Vic holds \d+ cards face down; expected \d+",
 }
 
 
@@ -57,6 +59,8 @@ def _setup(game: str = "old-maid") -> Setup:
     ([_setup(), View(side=((Cell("AS"), Cell("2S")),), seq=1)], "deviation", "not pairs"),
     ([_setup(), View(side=((Cell("AS"), Cell("BACK")),), seq=1)], "deviation", "not pairs"),
     ([_setup(), View(discard=Cell("AS"), seq=1)], "deviation", "appeared on the table"),
+    ([_setup(), View(hands={"Vic": 3}, seq=1)], "deviation", "Vic holds 3 cards"),
+    ([_setup(), View(hands={"Zed": 3}, seq=1)], "deviation", "no player called 'Zed'"),
 ])
 def test_bad_input_is_refused_and_changes_nothing(records: list, kind: str,
                                                   message: str) -> None:

@@ -101,15 +101,26 @@ def test_exact_correct_and_transcripts_depend_only_on_public_information(
     """Every shuffle outcome, exactly: P1 keeps what the rules keep in every branch, and deals
     that remove the same pairs (the public information, with the hand sizes) have identical
     transcript distributions."""
+    from protocol_runner.exact import Histories, enumerate_branches
+
     groups: dict[tuple[str, ...], list[list[dict[str, object]]]] = {}
+    nodes: dict[tuple[str, ...], set[int]] = {}
+    histories = Histories()  # the engine's whole-transcript enumeration, as a second method
     for hands in deals:
         segments, correct = removal_segments(hands)
         assert correct, hands
         _, removed = remove_pairs(hands[0])
-        groups.setdefault(tuple(sorted(c.code for c in removed)), []).append(segments)
+        key = tuple(sorted(c.code for c in removed))
+        groups.setdefault(key, []).append(segments)
+        in_play = Counter(c for h in hands for c in h)
+        areas = {f"P{i + 1}": VOCAB.tokens(h) for i, h in enumerate(hands)}
+        branches = enumerate_branches(old_maid_removal([len(h) for h in hands], in_play), areas,
+                                      histories)
+        nodes.setdefault(key, set()).add(branches.transcript_node())
     assert max(len(d) for d in groups.values()) >= 2
     for removed, dists in groups.items():
         assert all(d == dists[0] for d in dists[1:]), removed
+        assert len(nodes[removed]) == 1, removed
         for segment in dists[0]:
             assert sum(segment.values()) == 1  # type: ignore[arg-type]
 
@@ -201,3 +212,41 @@ def test_the_exact_check_catches_a_protocol_without_bisection_cuts() -> None:
         table.close_segment()  # type: ignore[attr-defined]
         dists.append(table.segments)  # type: ignore[attr-defined]
     assert dists[0] != dists[1]
+
+
+@pytest.mark.parametrize(("in_play", "sizes", "kinds"), [("AS,AH,JK", (2, 1), 2),
+                                                         ("AS,AH,JK", (1, 1, 1), 1)])
+def test_exact_proof_report(in_play: str, sizes: tuple[int, ...], kinds: int) -> None:
+    from protocol_runner.protocols.old_maid import prove_old_maid_removal
+
+    proof = prove_old_maid_removal(in_play, sizes)
+    assert proof.ok and proof.inputs >= 3 and proof.branches > 0
+    assert proof.details == [f"{kinds} kinds of public information (pairs removed)"]
+
+
+def test_cli_json_per_conventions(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from protocol_runner.cli import main
+
+    assert main(["simulate", "old-maid-remove", "--hand", "AS,AH,3D,3C,JK,5S", "--others",
+                 "9,8", "--runs", "500", "--json", "--transcripts"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["protocol"] == "old-maid-remove" and out["runs"] == 500 and out["seed"] == 1
+    assert out["shuffles"]["pile_scramble"] == 7 and out["helper_cards"] == 2 * 23 + 2
+    assert out["shuffles"]["random_bisection_cut"] <= 36
+    assert out["outcomes"] == {"5S,JK": 500} and sum(out["transcripts"].values()) == 500
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--hand", "AS,AH,3D,3C,JK,5S", "--others", "9,9"], "always odd"),
+    (["--hand", "AS,ZZ"], "unknown card code 'ZZ'"),
+    (["--hand", "AS,JK", "--others", "two"], "--others takes hand sizes"),
+])
+def test_cli_errors_are_one_clear_line(argv: list[str], message: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from protocol_runner.cli import main
+
+    assert main(["simulate", "old-maid-remove", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardtable: error:") and message in err and "Traceback" not in err

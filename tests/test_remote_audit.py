@@ -77,12 +77,13 @@ def _table(cheater: type[Device] | None, seat: int, devices: int = 2) -> LocalTa
     return table
 
 
-def _deal_and_audit(table: LocalTable, put_back_by: int | None = None) -> list[str]:
+def _deal_and_audit(table: LocalTable, put_back_by: int | None = None,
+                    hand: int = 7) -> tuple[list[str], list[str]]:
     d = table.devices
     table.post(d[0].new_pack("deck", UNO))
     table.settle()
-    for device in d:
-        table.post(device.draw("deck", 7))
+    for device in d[:len(d) if hand else 0]:
+        table.post(device.draw("deck", hand))
         table.settle()
     if put_back_by is not None:
         table.post(d[put_back_by].put_back("deck", [d[put_back_by].hands[put_back_by][0]]))
@@ -100,17 +101,18 @@ def test_an_honest_deal_with_a_put_back_passes_the_audit(devices: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("cheater", "seat", "put_back_by", "caught", "what"),
-    [(Duplicator, 1, None, "device 1", "duplicated card: output 7 is input"),
-     (Substituter, 0, None, "device 0", "substituted card"),
-     (Keeper, 1, 1, "device 1", "kept a drawn card"),
-     (Duplicator, 2, None, "device 2", "duplicated card")],
+    ("cheater", "seat", "put_back_by", "hand", "caught", "what"),
+    [(Duplicator, 1, None, 7, "device 1", "duplicated card: output 7 is input"),
+     # nothing drawn: a drawer would catch the made-up card at once (see test_remote_protocol)
+     (Substituter, 0, None, 0, "device 0", "substituted card"),
+     (Keeper, 1, 1, 7, "device 1", "kept a drawn card"),
+     (Duplicator, 2, None, 7, "device 2", "duplicated card")],
 )
 def test_a_planted_cheat_is_named_by_the_audit(cheater: type[Device], seat: int,
-                                              put_back_by: int | None, caught: str,
+                                              put_back_by: int | None, hand: int, caught: str,
                                               what: str) -> None:
     devices = 3 if seat == 2 else 2
-    _, everyone = _deal_and_audit(_table(cheater, seat, devices), put_back_by)
+    _, everyone = _deal_and_audit(_table(cheater, seat, devices), put_back_by, hand)
     honest = [f for f in everyone if f.startswith(caught) and what in f]
     assert honest, everyone
     assert all(f.startswith(caught) for f in everyone)

@@ -124,6 +124,8 @@ def test_a_card_shown_with_the_wrong_key_or_card_is_refused() -> None:
     with pytest.raises(CheatDetected, match="does not open that slot"):
         d0.apply(_bad(honest, body=liar))
     with pytest.raises(CheatDetected, match="does not hold"):
+        d1.apply(_bad(honest, sender=0))
+    with pytest.raises(CheatDetected, match="did not send it"):
         d0.apply(_bad(honest, sender=0))
     table.post(honest)
     assert d0.packs["deck"].faceup == [honest.body["card"]]

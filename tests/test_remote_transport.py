@@ -31,8 +31,9 @@ def _free_port() -> int:
 class Host:
     """A host session serving on loopback, its automatic player in a thread."""
 
-    def __init__(self, state: Path, port: int, stop_after: int | None = None) -> None:
-        self.session = HostSession(state, group=GROUP, code="family-code")
+    def __init__(self, state: Path, port: int, stop_after: int | None = None,
+                 players: int = 2) -> None:
+        self.session = HostSession(state, group=GROUP, code="family-code", players=players)
         self.session.serve(port)
         self.stop_after, self.result = stop_after, None
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -62,6 +63,7 @@ class Host:
 def _advance(joiner: JoinSession, until: int) -> None:
     """Play the joiner's side automatically until the log holds ``until`` entries."""
     while joiner.log_length < until:
+        assert joiner.game.phase != "done"
         if joiner.step():
             continue
         if joiner.game.my_turn():
@@ -71,7 +73,7 @@ def _advance(joiner: JoinSession, until: int) -> None:
 
 
 def _join(port: int, state: Path) -> JoinSession:
-    return JoinSession(f"http://127.0.0.1:{port}", "family-code", state, groups=(GROUP,),
+    return JoinSession(f"http://127.0.0.1:{port}", "1-family-code", state, groups=(GROUP,),
                        patience=20)
 
 
@@ -90,6 +92,32 @@ def test_two_devices_play_a_whole_game_over_http(tmp_path: Path) -> None:
     assert [c["card"] for c in snap["hand"]] == [c for _, c in joiner.game.device.hand("deck")]
     assert len(snap["hand"]) == 1  # the card redrawn after everybody put their hand back
     joiner.close()
+
+
+def test_three_devices_play_a_whole_game_over_http(tmp_path: Path) -> None:
+    port = _free_port()
+    host = Host(tmp_path / "host", port, players=3)
+    url = f"http://127.0.0.1:{port}"
+    joiners = [JoinSession(url, f"{seat}-family-code", tmp_path / f"j{seat}", groups=(GROUP,))
+               for seat in (1, 2)]
+    results: list[int] = []
+    second = threading.Thread(target=lambda: results.append(_play(joiners[1], auto=True)))
+    second.start()
+    results.append(_play(joiners[0], auto=True))
+    second.join(timeout=120)
+    # one joiner cannot post in another's name: it does not know that seat's code
+    forged = seal(Entry(len(host.session.envelopes), 2, "game", {"move": "pass"}),
+                  joiners[0].table, joiners[0].key)
+    assert httpx.post(f"{url}/entries", json=forged).status_code == 401
+    host.stop()
+    assert results == [0, 0]
+    assert host.result is not None and host.result.clean
+    logs = [[e["mac"] for e in j.store.envelopes()] for j in joiners]
+    assert logs[0] == logs[1] == [e["mac"] for e in host.session.envelopes]
+    hands = [set(j.game.device.cards) for j in joiners] + [set(host.session.game.device.cards)]
+    assert all(len(h) == 1 for h in hands) and len(set.union(*hands)) == 3
+    for joiner in joiners:
+        joiner.close()
 
 
 def test_tampered_replayed_and_cheating_messages_are_refused(tmp_path: Path) -> None:
@@ -123,9 +151,9 @@ def test_tampered_replayed_and_cheating_messages_are_refused(tmp_path: Path) -> 
 
 def test_a_dropped_connection_and_restarts_on_both_sides_lose_no_card(tmp_path: Path) -> None:
     port = _free_port()
-    host = Host(tmp_path / "host", port, stop_after=45)
+    host = Host(tmp_path / "host", port, stop_after=30)  # a game takes 37 entries at the least
     joiner = _join(port, tmp_path / "join")
-    _advance(joiner, 45)
+    _advance(joiner, 30)
     held = dict(joiner.game.device.cards)
     joiner.close()  # the joiner's process goes away...
     host.stop()  # ...and so does the host's server
@@ -149,16 +177,20 @@ def test_a_dropped_connection_and_restarts_on_both_sides_lose_no_card(tmp_path: 
 def test_a_joiner_gives_up_with_a_clear_error_when_nobody_hosts(tmp_path: Path) -> None:
     port = _free_port()
     with pytest.raises(RemoteError, match="lost the host"):
-        JoinSession(f"http://127.0.0.1:{port}", "x", tmp_path, patience=0.3)
+        JoinSession(f"http://127.0.0.1:{port}", "1-x", tmp_path, patience=0.3)
 
 
 def test_a_wrong_join_code_is_refused(tmp_path: Path) -> None:
     port = _free_port()
     host = Host(tmp_path / "host", port, stop_after=0)
     with pytest.raises(RemoteError, match="wrong join code"):
-        JoinSession(f"http://127.0.0.1:{port}", "guess", tmp_path / "j", groups=(GROUP,))
+        JoinSession(f"http://127.0.0.1:{port}", "1-guess", tmp_path / "j", groups=(GROUP,))
+    with pytest.raises(ValueError, match="is not a join code"):
+        JoinSession(f"http://127.0.0.1:{port}", "family-code", tmp_path / "j1", groups=(GROUP,))
+    with pytest.raises(RemoteError, match="no seat 2"):
+        JoinSession(f"http://127.0.0.1:{port}", "2-family-code", tmp_path / "j3", groups=(GROUP,))
     with pytest.raises(RemoteError, match="only rfc3526-2048"):
-        JoinSession(f"http://127.0.0.1:{port}", "family-code", tmp_path / "j2")
+        JoinSession(f"http://127.0.0.1:{port}", "1-family-code", tmp_path / "j2")
     host.stop()
 
 
@@ -172,9 +204,9 @@ def test_two_cardtable_processes_play_to_the_end(tmp_path: Path) -> None:
         text=True, env=env)
     try:
         line = host.stdout.readline() + host.stdout.readline()  # type: ignore[union-attr]
-        assert f"cardtable remote join http://127.0.0.1:{port} c0de" in line
+        assert f"cardtable remote join http://127.0.0.1:{port} 1-c0de" in line
         join = subprocess.run(
-            [*cli, "join", f"http://127.0.0.1:{port}", "c0de", "--auto", "--allow-test-group",
+            [*cli, "join", f"http://127.0.0.1:{port}", "1-c0de", "--auto", "--allow-test-group",
              "--state-dir", str(tmp_path / "j")], capture_output=True, text=True, timeout=120,
             env=env)
         out, _ = host.communicate(timeout=60)

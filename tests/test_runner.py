@@ -3,6 +3,7 @@ windows, bad input refused with the game state intact."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -257,3 +258,10 @@ def test_cli_run_script_and_malformed_line(tmp_path: Path, capsys) -> None:  # t
     assert re.search(r"summary: 234 records: 234 accepted.*winner: V1", out)
     assert main(["run", "--observations", str(tmp_path / "none.jsonl")]) == 2
     assert "cannot read observations file" in capsys.readouterr().err
+
+
+def test_bench_runner_prints_figures(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["bench-runner", "--repeat", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["columns"] == 107 and result["feed_107_columns"]["n"] >= 5
+    assert result["feed"]["median_ms"] > 0

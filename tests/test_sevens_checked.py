@@ -31,6 +31,7 @@ CAUGHT = {  # fault → what the deviation must say
     "sel_and": r"the pair reads (αα|ββ)",
     "sel_lottery": r"2 pairs read βα",
     "invalid_play": r"cannot play \w+",
+    "wrong_hand": r"hands: V\d holds \d+ cards face down; expected \d+",
 }
 
 

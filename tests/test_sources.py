@@ -1,4 +1,4 @@
-"""Frame sources on real files: a video written with cv2.VideoWriter, a folder of PNGs, bad paths."""
+"""Frame sources on real files: a video from cv2.VideoWriter, a folder of PNGs, bad paths."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from vision.synth.scenes import canonical_quad
 TOPDOWN_PX_PER_MM = 2.0
 CARD_W_MM = (44.0, 72.0)
 CARD_H_MM = (74.0, 100.0)
-STRIP_MIN_MM = 12.0
+STRIP_MIN_MM = 18.0
 """The smallest visible strip of a covered card in a fanned column that still counts as a card."""
 
 
@@ -78,6 +78,12 @@ def card_mask(top: np.ndarray) -> np.ndarray:
     return cv2.bitwise_not(felt)
 
 
+def _kernel(mm: float, p: float) -> np.ndarray:
+    """A square structuring element about ``mm`` millimetres wide at ``p`` px/mm (odd, ≥ 3)."""
+    n = max(3, int(round(mm * p)) | 1)
+    return np.ones((n, n), np.uint8)
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = np.zeros_like(mask)
@@ -89,7 +95,21 @@ def _rect_quad(rect: tuple) -> np.ndarray:
     return cv2.boxPoints(rect).astype(np.float32)
 
 
-def _split_long(rect: tuple, edges: np.ndarray, p: float, size: tuple[float, float]
+class _Edges:
+    """Gradient magnitude of the top-down view, computed only if a fanned column needs it."""
+
+    def __init__(self, gray: np.ndarray) -> None:
+        self.gray = gray
+        self._value: np.ndarray | None = None
+
+    def __call__(self) -> np.ndarray:
+        if self._value is None:
+            self._value = np.abs(cv2.Sobel(self.gray, cv2.CV_32F, 0, 1, ksize=3)) + np.abs(
+                cv2.Sobel(self.gray, cv2.CV_32F, 1, 0, ksize=3))
+        return self._value
+
+
+def _split_long(rect: tuple, edges: _Edges, p: float, size: tuple[float, float]
                 ) -> list[tuple[np.ndarray, bool]]:
     """Split an over-long blob (a fanned column) into card quads (top-down px) by its edges."""
     (cx, cy), (w, h), ang = rect
@@ -99,7 +119,10 @@ def _split_long(rect: tuple, edges: np.ndarray, p: float, size: tuple[float, flo
     ux, uy = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
     if uy[1] < 0:  # the long axis points down the mat
         uy, ux = -uy, -ux
-    card_h = float(np.clip(w * size[1] / size[0], CARD_H_MM[0] * p, CARD_H_MM[1] * p))
+    # a fanned column is wider than one card (each card sits a little askew): take the card
+    # size seen elsewhere in the frame rather than the column's width
+    card_h = float(size[1] * p)
+    w = float(min(w, size[0] * p * 1.02))
     top = np.array([cx, cy]) - uy * h / 2
     # profile of edge strength across the column, sampled along the long axis
     n = int(h)
@@ -107,25 +130,33 @@ def _split_long(rect: tuple, edges: np.ndarray, p: float, size: tuple[float, flo
     offs = np.linspace(-0.35, 0.35, 15, dtype=np.float32) * w
     xs = top[0] + ts[:, None] * uy[0] + offs[None, :] * ux[0]
     ys = top[1] + ts[:, None] * uy[1] + offs[None, :] * ux[1]
-    prof = cv2.remap(edges, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR)
+    prof = cv2.remap(edges(), xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR)
     prof = np.median(prof, axis=1)
     prof = np.convolve(prof, np.ones(3) / 3, mode="same")
-    min_gap = STRIP_MIN_MM * p
-    limit = h - card_h + 0.5 * min_gap  # the last card is whole: no top edge below this
-    cuts: list[float] = [0.0]
-    order = np.argsort(-prof)
-    thr = max(float(np.percentile(prof, 60)) * 2.0, 8.0)
-    for t in order:
-        if prof[t] < thr:
-            break
-        if t < min_gap or t > limit or any(abs(t - c) < min_gap for c in cuts):
-            continue
-        cuts.append(float(t))
-    cuts.sort()
-    if h - cuts[-1] > card_h * 1.25:  # an edge was missed: fall back to even steps
-        k = max(1, round((h - card_h) / (card_h * 0.3)))
-        step = (h - card_h) / k
-        cuts = [i * step for i in range(k + 1)]
+    # people fan a column with a roughly even step: the most cards whose evenly spaced tops
+    # all sit on strong edges (as strong as the last card's top, which is surely there)
+    win = int(3 * p)
+    spare = h - card_h
+
+    def snapped(k: int) -> list[float]:
+        cuts = [0.0]
+        for i in range(1, k + 1):
+            t = int(round(i * spare / k))
+            lo, hi = max(0, t - win), min(len(prof), t + win + 1)
+            cuts.append(float(lo + int(np.argmax(prof[lo:hi]))) if hi > lo else float(t))
+        return cuts
+
+    cuts = [0.0]
+    if spare > STRIP_MIN_MM * p:
+        ref = max(snapped(1)[1:], key=lambda t: prof[int(t)])
+        ref_v = float(prof[int(ref)])
+        for k in range(int(spare / (STRIP_MIN_MM * p)), 0, -1):
+            cand = snapped(k)
+            steps = np.diff(cand)
+            if (min(prof[int(t)] for t in cand[1:]) >= 0.3 * ref_v
+                    and steps.min() > 0.7 * spare / k and steps.max() < 1.3 * spare / k):
+                cuts = cand
+                break
     out = []
     for i, t0 in enumerate(cuts):
         c = top + uy * (t0 + card_h / 2)
@@ -163,11 +194,27 @@ def _split_wide(rect: tuple, p: float, size: tuple[float, float]) -> list[np.nda
     return out
 
 
+def _split_columns(rect: tuple, p: float, size: tuple[float, float]) -> list[tuple]:
+    """Fanned columns standing side by side in one blob: cut it into whole-height columns."""
+    (cx, cy), (w, h), ang = rect
+    a = np.deg2rad(ang)
+    ux, uy = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    if abs(ux[0]) < abs(ux[1]):  # make "w" the extent across the mat (x)
+        w, h, ux, uy, ang = h, w, uy, -ux, ang + 90.0
+    k = max(1, round(w / (size[0] * p * 1.08)))
+    pw = w / k
+    out = []
+    for i in range(k):
+        c = np.array([cx, cy]) + ux * (-w / 2 + (i + 0.5) * pw)
+        out.append(((float(c[0]), float(c[1])), (pw, h), ang))
+    return out
+
+
 def _contours(mask: np.ndarray) -> list[np.ndarray]:
     return list(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
 
 
-def _classify(cnt: np.ndarray, p: float, edges: np.ndarray,
+def _classify(cnt: np.ndarray, p: float, edges: _Edges,
               found: list[tuple[np.ndarray, bool]], grow: float = 0.0, split: bool = False,
               fanned: bool | None = None, size: tuple[float, float] | None = None) -> bool:
     """Add the card(s) this blob is to ``found``; False if it is bigger than a card (unsplit).
@@ -192,6 +239,10 @@ def _classify(cnt: np.ndarray, p: float, edges: np.ndarray,
         if not stacked:
             found.extend(_split_long(rect, edges, p, size))
             return True
+    if fanned and short > CARD_W_MM[1] and fill > 0.7:
+        for col in _split_columns(rect, p, size):
+            found.extend(_split_long(col, edges, p, size))
+        return True
     if (short > CARD_W_MM[1] or long_ > CARD_H_MM[1]) and fill > (0.7 if split else 0.88):
         found.extend((q, False) for q in _split_wide(rect, p, size))
         return True
@@ -224,13 +275,13 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         cv2.rectangle(zones, (round(z.x * p), round(z.y * p)),
                       (round((z.x + z.w) * p), round((z.y + z.h) * p)), 255, -1)
     mask = card_mask(top) & zones
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _kernel(2.5, p))
     mask = _fill_holes(mask)
     gray = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)
-    edges = np.abs(cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)) + np.abs(
-        cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3))
+    edges = _Edges(gray)
     found: list[tuple[np.ndarray, bool]] = []
     pending = [cnt for cnt in _contours(mask) if not _classify(cnt, p, edges, found)]
+    n_single = len(found)
     # the size of the single cards found tells the deck (UNO 56×87, standard 63×88 mm)
     size = (57.0, 88.0)
     if found:
@@ -248,16 +299,17 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         roi = gray[max(0, y - 1):y + h + 1, max(0, x - 1):x + w + 1]
         if roi.shape != blob.shape:
             continue
-        lines = cv2.morphologyEx(roi, cv2.MORPH_BLACKHAT, np.ones((7, 7), np.uint8))
+        lines = cv2.morphologyEx(roi, cv2.MORPH_BLACKHAT, _kernel(3.5, p))
         blob[lines > 18] = 0
         blob = cv2.erode(blob, np.ones((3, 3), np.uint8))
-        blob = _fill_holes(cv2.morphologyEx(blob, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)))
+        blob = _fill_holes(cv2.morphologyEx(blob, cv2.MORPH_OPEN, _kernel(2.5, p)))
         for part in _contours(blob):
-            _classify(part + [x - 1, y - 1], p, edges, found, grow=2.0, split=True, fanned=fanned,
-                      size=size)
+            _classify(part + [x - 1, y - 1], p, edges, found, grow=p, split=True,
+                      fanned=fanned, size=size)
     out = []
     explained = np.zeros_like(mask)
     H, W = mask.shape
+    found = found[:n_single] + _textured(found[n_single:], gray, found[:n_single])
     for q_top, covered in found:
         x0, y0 = np.maximum(np.floor(q_top.min(axis=0)).astype(int), 0)
         x1, y1 = np.minimum(np.ceil(q_top.max(axis=0)).astype(int) + 1, [W, H])
@@ -278,10 +330,33 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     return Localisation(tuple(out), _obstructions(mask, explained, p))
 
 
+def _textured(found: list[tuple[np.ndarray, bool]], gray: np.ndarray,
+              singles: list[tuple[np.ndarray, bool]]) -> list[tuple[np.ndarray, bool]]:
+    """Drop "cards" with far less fine detail than the others: glare on felt, a smooth sleeve.
+
+    Only pieces cut out of larger blobs are checked (a glare patch is never card-shaped by
+    itself). Every card face and back carries print (edges, indices, patterns); a bright smooth
+    patch that the colour test let through does not. Relative, so that sensor noise cancels out.
+    """
+    if len(found) + len(singles) < 3:
+        return found
+    lap = np.abs(cv2.Laplacian(gray, cv2.CV_16S))
+    H, W = gray.shape
+    detail = []
+    for q, _ in singles + found:
+        x0, y0 = np.maximum(np.floor(q.min(axis=0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(q.max(axis=0)).astype(int) + 1, [W, H])
+        piece = np.zeros((max(1, y1 - y0), max(1, x1 - x0)), np.uint8)
+        cv2.fillConvexPoly(piece, np.round(q - [x0, y0]).astype(np.int32), 255)
+        detail.append(cv2.mean(lap[y0:y1, x0:x1], piece)[0] if x1 > x0 and y1 > y0 else 0.0)
+    floor = 0.35 * float(np.median(detail))
+    return [f for f, d in zip(found, detail[len(singles):], strict=True) if d >= floor]
+
+
 def _obstructions(mask: np.ndarray, explained: np.ndarray, p: float) -> tuple[np.ndarray, ...]:
     """Boxes (mm: x0, y0, x1, y1) of large non-felt regions that no card explains: a hand."""
-    rest = cv2.subtract(mask, cv2.dilate(explained, np.ones((7, 7), np.uint8)))
-    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
+    rest = cv2.subtract(mask, cv2.dilate(explained, _kernel(3.5, p)))
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, _kernel(3.5, p))
     boxes = []
     for cnt in _contours(rest):
         if cv2.contourArea(cnt) > 0.25 * 57.0 * 88.0 * p * p:

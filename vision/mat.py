@@ -1,8 +1,9 @@
 """The printable table mat: corner ArUco markers, a scale bar and the zones of the observation.
 
-The zones are filled with a deep violet "felt" (a hue no UNO or standard card prints) because white cards must stand out from what they
-lie on; the markers sit on white squares (their quiet zone). Output is PNG, or a one-page PDF that
-embeds the image as JPEG, written by hand so no PDF library is needed.
+The zones are filled with a deep violet "felt" (a hue no UNO or standard card prints) because
+cards must stand out from what they lie on; the markers sit on white squares (their quiet zone).
+Output is PNG, or a one-page PDF that embeds the image as JPEG, written by hand so no PDF library
+is needed.
 """
 
 from __future__ import annotations
@@ -96,5 +97,6 @@ def encode_pdf(image: np.ndarray, width_mm: float, height_mm: float) -> bytes:
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     for off in offsets:
         out += f"{off:010d} 00000 n \n".encode()
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n"
+            f"startxref\n{xref}\n%%EOF\n").encode()
     return bytes(out)

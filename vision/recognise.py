@@ -23,6 +23,9 @@ from vision.sources import Frame
 CROP_SIZE = (80, 120)
 REUSE_MM = 3.0
 REUSE_DIFF = 8.0
+STILL_DIFF = 6.0
+"""A frame whose every 8×8-pixel block (at 1/8 scale) moved less than this in grey level is the
+same table as the last one: its view is reused without localising again."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -101,6 +104,8 @@ class TableReader:
     geometry: TableGeometry | None = None
     _frames: int = 0
     _cache: list[_Cached] = field(default_factory=list)
+    _last_small: np.ndarray | None = None
+    _last_view: TableView | None = None
 
     def __post_init__(self) -> None:
         if self.corners is not None:
@@ -135,6 +140,7 @@ class TableReader:
         if self.blind:
             self._frames += 1
             self._cache.clear()  # what lay there before the shuffle is no evidence after it
+            self._last_small = self._last_view = None
             return TableView(index, blind=True)
         image = frame.image if isinstance(frame, Frame) else frame
         try:
@@ -144,12 +150,29 @@ class TableReader:
             return TableView(index, error=str(exc))
         self._frames += 1
         assert self.geometry is not None
+        small = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY),
+                           (max(1, image.shape[1] // 8), max(1, image.shape[0] // 8)),
+                           interpolation=cv2.INTER_AREA).astype(np.int16)
+        if self.reuse and self._still(small) and self._last_view is not None:
+            last = self._last_view
+            return TableView(index, last.detections, last.obstructions, last.observation,
+                             reused=len(last.detections))
+        self._last_small = small
         loc = locate_cards(image, self.geometry, fanned=self.fanned)
         detections, reused = self._recognise(image, loc.cards)
         from vision.layout import build_view
 
         view = build_view(detections, self.mat, rows_per_column=self.rows_per_column)
-        return TableView(index, detections, loc.obstructions, view, reused=reused)
+        self._last_view = TableView(index, detections, loc.obstructions, view, reused=reused)
+        return self._last_view
+
+    def _still(self, small: np.ndarray) -> bool:
+        """Whether ``small`` (1/8-scale grey) shows the same table as the last full read."""
+        last = self._last_small
+        if last is None or last.shape != small.shape:
+            return False
+        diff = cv2.blur(np.abs(small - last).astype(np.float32), (8, 8))
+        return float(diff.max()) < STILL_DIFF
 
     def _recognise(self, image: np.ndarray, cards: tuple[Located, ...]
                    ) -> tuple[tuple[Detection, ...], int]:

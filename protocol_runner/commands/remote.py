@@ -25,18 +25,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     host = sub.add_parser("host", help="host a table and wait for the other player")
     host.add_argument("--game", choices=("uno",), default="uno")
+    host.add_argument("--players", type=int, default=2, help="players in all, host included")
     host.add_argument("--port", type=int, default=8765)
     host.add_argument("--bind", default="127.0.0.1",
                       help="address to listen on (0.0.0.0 to accept other machines)")
     host.add_argument("--state-dir", type=Path, default=None,
                       help="where the game is kept; pass an existing one to resume after a crash")
-    host.add_argument("--code", default=None, help="join code to use (default: a random one)")
+    host.add_argument("--code", default=None,
+                      help="secret for the join codes (default: a random one per seat)")
     host.add_argument("--auto", action="store_true", help="let the computer choose the moves")
     host.add_argument("--group", default="rfc3526-2048", choices=("rfc3526-2048", "test-256"),
                       help=argparse.SUPPRESS)
     host.set_defaults(handler=run_host)
 
-    join = sub.add_parser("join", help="join a table by its URL and join code")
+    join = sub.add_parser("join", help="join a table by its URL and the join code of a seat")
     join.add_argument("url")
     join.add_argument("code")
     join.add_argument("--state-dir", type=Path, default=None,
@@ -50,6 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     bench.add_argument("--repeat", type=int, default=3)
     bench.add_argument("--devices", type=int, default=2)
     bench.add_argument("--hand", type=int, default=7)
+    bench.add_argument("--game", action="store_true",
+                       help="also time a whole automatic UNO game (die, deal, play, put back, "
+                       "redraw, audit)")
     bench.set_defaults(handler=run_bench)
 
 
@@ -136,16 +141,18 @@ def run_host(args: argparse.Namespace) -> int:
     from protocol_runner.remote.transport import HostSession
 
     state = args.state_dir or Path(".cardtable-remote") / time.strftime("host-%Y%m%d-%H%M%S")
-    session = HostSession(state, group=args.group, code=args.code)
+    session = HostSession(state, group=args.group, code=args.code, players=args.players)
     session.serve(args.port, args.bind)
     shown = "127.0.0.1" if args.bind in ("0.0.0.0", "::") else args.bind
-    print(f"hosting {args.game} (state in {state}; rerun with --state-dir {state} to resume)")
-    print(f"the other player runs:  cardtable remote join http://{shown}:{args.port} "
-          f"{session.code}", flush=True)
+    print(f"hosting {args.game} for {session.players} players (state in {state}; rerun with "
+          f"--state-dir {state} to resume)")
+    for seat, code in session.codes.items():
+        print(f"player {seat + 1} runs:  cardtable remote join http://{shown}:{args.port} {code}")
+    sys.stdout.flush()
     try:
         code = _play(session, args.auto)
-        deadline = time.monotonic() + 15  # let the joiner fetch the end of the log
-        while session.joiner_has < len(session.envelopes) and time.monotonic() < deadline:
+        deadline = time.monotonic() + 15  # let the joiners fetch the end of the log
+        while not session.everyone_has_all and time.monotonic() < deadline:
             time.sleep(0.05)
         return code
     finally:
@@ -176,7 +183,7 @@ def run_join(args: argparse.Namespace) -> int:
 def run_bench(args: argparse.Namespace) -> int:
     from protocol_runner.cards import uno_deck
     from protocol_runner.remote.audit import audit
-    from protocol_runner.remote.local import LocalTable
+    from protocol_runner.remote.local import LocalTable, play_uno_locally
     from protocol_runner.remote.scheme import sound_group
 
     group = sound_group()
@@ -230,4 +237,13 @@ def run_bench(args: argparse.Namespace) -> int:
         print(f"  device {i}: median {statistics.median(times):.3f} s per deal "
               f"(min {min(times):.3f}, max {max(times):.3f})")
     print(f"  end-of-game audit of that deal by device 0: median {statistics.median(audits):.3f} s")
+    if args.game:
+        start = time.perf_counter()
+        games = play_uno_locally(group, args.devices)
+        wall = time.perf_counter() - start
+        game = games[0]
+        assert game.report is not None and game.state is not None
+        print(f"a whole UNO game: {game.state.turns_played} turns, {len(game.device.log)} log "
+              f"entries, {wall:.1f} s for all {args.devices} devices together in one process; "
+              f"audit {'clean' if game.report.clean else 'FOUND CHEATS'}")
     return 0

@@ -20,8 +20,8 @@ def add_server_options(parser: argparse.ArgumentParser, default_port: int = 8000
                         help="serve the local network too (then an access token is required; "
                              "the URL printed carries it)")
     parser.add_argument("--journal", type=Path, default=None,
-                        help="SQLite journal of the game (default: a new file under "
-                             "~/.cache/cardtable/)")
+                        help="SQLite journal of the game (serve's default: a new file under "
+                             "~/.cache/cardtable/; replay: none)")
     parser.add_argument("--record", type=Path, default=None, metavar="DIR",
                         help="keep the video (never a blind-window frame) and the events in DIR, "
                              "to replay later")
@@ -41,7 +41,14 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from protocol_runner.observations import Setup, read_records
-    from protocol_runner.pipeline import Pipeline, Recorder, live_timeline, make_game, vision_stage
+    from protocol_runner.pipeline import (
+        Pipeline,
+        Recorder,
+        default_journal,
+        live_timeline,
+        make_game,
+        vision_stage,
+    )
     from vision.sources import open_source
 
     setup = None
@@ -51,11 +58,21 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{args.setup} holds no setup record")
 
     def build() -> Pipeline:
-        frames = open_source(args.camera)
+        holder: list[Pipeline] = []
+
+        def report(message: str) -> None:  # camera lost / back: shown on the page
+            if holder:
+                holder[0].notice(message)
+
+        frames = open_source(args.camera, on_event=report)
+        journal = args.journal or default_journal()
         recorder = Recorder(args.record, fps=10.0) if args.record else None
-        return Pipeline(live_timeline(frames), make_game(args.journal), vision=vision_stage(),
-                        mode="live", source=f"camera {args.camera}", speed=None,
-                        recorder=recorder)
+        pipeline = Pipeline(live_timeline(frames), make_game(journal), vision=vision_stage(),
+                            mode="live", source=f"camera {args.camera}", speed=None,
+                            recorder=recorder)
+        holder.append(pipeline)
+        print(f"journal: {journal}", flush=True)
+        return pipeline
 
     return run_dashboard(build, args, initial=setup)
 

@@ -22,6 +22,7 @@ scores more (left on a tie), for every player alike. The runner knows only publi
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -166,9 +167,35 @@ class CheckedGame:
                         for p in setup.players)
         return Verdict("accepted", f"{setup.game} set up: {who}")
 
+    def _sizes(self) -> tuple[int, ...]:
+        state = self.state
+        assert state is not None
+        return state.sizes() if isinstance(state, HeartsState) else state.sizes
+
+    def _hand_problems(self, view: View, on_table: dict[str, int]) -> list[Problem]:
+        """Counted hands (when the view counts them) against the public hand sizes, less the
+        cards of each player lying on the table: a card put back into the wrong hand shows."""
+        problems = []
+        sizes = dict(zip(self.names, self._sizes(), strict=True))
+        for name, count in sorted(view.hands.items()):
+            if name not in sizes:
+                problems.append(Problem(f"hands: no player called {name!r}", zone="hands"))
+                continue
+            want = sizes[name] - on_table.get(name, 0)
+            if count != want:
+                problems.append(Problem(f"hands: {name} holds {count} cards face down; expected "
+                                        f"{want}: a card went back to the wrong place?",
+                                        zone="hands", expected=str(want), saw=str(count)))
+        return problems
+
     def _view(self, view: View) -> Verdict:
         if self.phase == PHASE_PROTOCOL:
             return self._protocol_view(view)
+        aside = {self._who(): 1} if self.phase == PHASE_SELECTED else {}
+        problems = self._hand_problems(view, aside)
+        if problems:
+            return self._deviation(view, "the hands are not as expected", problems,
+                                   "recount the hands; put each card back where it came from")
         if self.phase == PHASE_LAY_DOWN:
             return self._lay_down(view)
         code = view.discard.code
@@ -326,7 +353,9 @@ class CheckedGame:
         driver = self.driver
         assert driver is not None
         blind = " (camera off: shuffle; say 'shuffle done')" if driver.blind == "shuffle" else ""
-        self.instruction = f"[{driver.step.title}] {driver.step.instruction(0)}{blind}"
+        text = re.sub(r"\bP(\d+)\b", lambda m: driver.names.get(m[0], m[0]),
+                      driver.step.instruction(0))
+        self.instruction = f"[{driver.step.title}] {text}{blind}"
 
     def _order_from(self, seat: int) -> list[int]:
         n = len(self.names)
@@ -416,6 +445,7 @@ class CheckedGame:
                            "camera must not look until an operator says 'shuffle done'",
                            seq=view.seq)
         problems, reveal = driver.check(view)
+        problems += self._hand_problems(view, driver.areas_after())
         if view.discard.code != self.shown:
             problems.append(Problem(f"discard: expected {self.shown or 'nothing'} on top",
                                     zone="discard", expected=self.shown,

@@ -34,12 +34,13 @@ from protocol_runner.games.dominoes import TILES_EACH, DominoState
 from protocol_runner.games.hearts import HeartsState, hearts_deck
 from protocol_runner.games.old_maid import OldMaidState, old_maid_deck, remove_pairs
 from protocol_runner.games.sevens import SevensState, sevens_deck
-from protocol_runner.machine import EMPTY, VOCAB, BisectionCut, PileScramble, Table, Turn
+from protocol_runner.machine import EMPTY, VOCAB, BisectionCut, PileScramble, Table, Take, Turn
 from protocol_runner.observations import Cell, Event, PlayerSpec, Record, Setup, View, dumps
 
 # fault → (the game it applies to, what it does)
 FAULTS: dict[str, tuple[str, str]] = {
     "om_6b": ("old-maid", "Step 6b: one revealed card misread as a card not in play"),
+    "om_6c": ("old-maid", "Step 6c: two columns out of the rank / α → β → γ → δ order"),
     "om_6g": ("old-maid", "Step 6g: a 1-card in the bottom row reads as a dummy"),
     "om_6g_pair": ("old-maid", "Step 6g: an opened 1 1 pile shows two different ranks"),
     "om_8": ("old-maid", "Step 8: an i-card reads as another player's"),
@@ -52,6 +53,7 @@ FAULTS: dict[str, tuple[str, str]] = {
     "invalid_play": ("sevens", "a human lays a card that is not valid"),
     "revoke": ("hearts", "a human plays a suit it showed to be void in"),
     "no_fit": ("muggins", "a human lays a tile that fits neither end"),
+    "wrong_hand": ("any", "a card goes back into the wrong hand (a virtual player's count)"),
 }
 
 
@@ -167,7 +169,22 @@ class ScriptTable:
         return View(work=tuple(tuple(Cell(c) for c in col) for col in work or []),
                     side=tuple(tuple(Cell(c) for c in col) for col in side or []),
                     discard=Cell(discard if discard is not None else self.runner.shown),
-                    seq=self._next_seq())
+                    hands=self._hands(), seq=self._next_seq())
+
+    def _hands(self) -> dict[str, int]:
+        """The virtual players' face-down hands, counted as a camera would count them."""
+        counts = {}
+        for s, player in enumerate(self.setup.players):
+            if not player.virtual:
+                continue
+            if self.table is not None:
+                j = self.order.index(s)
+                area = self.table.area("P1" if j == 0 else f"P{j + 1}")
+                counts[player.name] = int((area[0] != EMPTY).sum())
+            else:
+                counts[player.name] = len(self.hands[s]) - (self.selected is not None and s
+                                                             == self.order[0])
+        return counts
 
     def _fault(self, name: str) -> bool:
         if name in self.faults:
@@ -278,8 +295,14 @@ class ScriptTable:
         else:
             table.apply(action)
             view = self._render(table)
-            if isinstance(action, Turn) and action.up:
+            if isinstance(action, Turn) and action.up or driver.step.number == "6c":
                 self._plant(view)
+            owner = self.setup.players[self.order[int(action.to[1:]) - 1]] \
+                if isinstance(action, Take) and action.to[:1] == "P" else None
+            if owner is not None and owner.virtual and self._fault("wrong_hand"):
+                hands = dict(view.hands)
+                hands[owner.name] += 1
+                self._planted("wrong_hand", replace(view, hands=hands))
             self._feed(replace(view, seq=self._next_seq()))
         if driver.done or self.runner.driver is not driver:
             self._finish_protocol(table)
@@ -307,6 +330,10 @@ class ScriptTable:
         if protocol.startswith("Old Maid"):
             if number == "6b" and self._fault("om_6b"):
                 self._planted("om_6b", view.corrected("work", 1, 1, "7R"))
+            elif number == "6c" and self._fault("om_6c"):
+                first, last = work[0][0] or BACK, work[-1][0] or BACK
+                self._planted("om_6c", view.corrected("work", 1, 1, last)
+                              .corrected("work", len(work), 1, first))
             elif number == "6g" and step.expect and step.expect.multiset \
                     and self._fault_if(any(c[2] == "1R" for c in work), "om_6g"):
                 col = next(i for i, c in enumerate(work, start=1) if c[2] == "1R")

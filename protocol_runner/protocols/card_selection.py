@@ -122,7 +122,8 @@ def card_selection(groups: Sequence[Group], remaining: Counter[Card],
     reveal = yield step("5", "Turn over all cards in the first row.", Turn(row1.copy(), up=True),
                         Expect("the remaining cards, in some order",
                                faces=frozenset(int(f) for f in faces),
-                               multiset={int(f): int(n) for f, n in zip(faces, counts, strict=True)}))
+                               multiset=dict(zip(faces.tolist(), counts.tolist(),
+                                                 strict=True))))
     assert reveal is not None
     lut = vocab.table(lambda item: isinstance(item, Card) and valid(item))
     ok = lut[reveal.tokens]  # (R, k)

@@ -66,9 +66,8 @@ def covert_lottery(slots: Slots, c: IntArray, x: IntArray, original: bool = Fals
                Place(bit_tokens([1])[0], token.copy(), face_up=False))
     rounds = m - 1 if original else m
     for i in range(rounds):
-        xy, nxy = yield from six_card_and(
-            slots, x[i], token.copy(),
-            context=f"{name} step 4a, i = {i + 1} of {rounds}" + (f"; {context}" if context else ""))
+        where = f"{name} step 4a, i = {i + 1} of {rounds}" + (f"; {context}" if context else "")
+        xy, nxy = yield from six_card_and(slots, x[i], token.copy(), context=where)
         helpers = np.setdiff1d(np.concatenate([xy[0], nxy[0]]), token)
         positions = np.concatenate([x[i], token, helpers])
         source = np.concatenate([xy, nxy, np.broadcast_to(x[i], xy.shape)], axis=1)

@@ -434,8 +434,9 @@ def simulate_old_maid_removal(hand: Sequence[str], others: Sequence[int] | None 
         from protocol_runner.machine import transcript_strings
 
         histogram = Counter(transcript_strings(table.transcript, VOCAB.codes(deck)))
-    sim = Simulation("old-maid-remove", runs, seed, table.costs, Counter({left: runs}), seconds,
-                     histogram, deck)
+    sim = Simulation(protocol="old-maid-remove", runs=runs, seed=seed, costs=table.costs,
+                     outcomes=Counter({left: runs}), seconds=seconds, transcripts=histogram,
+                     helper_deck=deck)
     sim.notes.append(f"n = {sum(sizes)} cards in play ({' + '.join(map(str, sizes))}); "
                      f"pairs removed: {' '.join(sorted(c.code for c in removed)) or 'none'}; "
                      "plus Jo̅ (the second joker) as the paper counts it")
@@ -480,7 +481,6 @@ def _segmented_table(areas: dict[str, np.ndarray]) -> Table:
     from fractions import Fraction
 
     from protocol_runner.exact import ExactTable
-    from protocol_runner.machine import transcript_strings
 
     class SegmentedTable(ExactTable):
         def __init__(self) -> None:
@@ -488,14 +488,10 @@ def _segmented_table(areas: dict[str, np.ndarray]) -> Table:
             self.segments: list[dict[str, Fraction]] = []
 
         def close_segment(self) -> None:
-            if not self.transcript:
-                return
-            keys = transcript_strings(self.transcript, VOCAB.codes())
-            dist: dict[str, Fraction] = {}
-            for key, w in zip(keys, self.weights, strict=True):
-                dist[key] = dist.get(key, Fraction(0)) + Fraction(int(w), self.denominator)
-            self.segments.append(dist)
-            self.transcript = []
+            """Record the distribution of what was revealed since the last boundary."""
+            dist = self.histories.expand(self.transcript_node(), VOCAB.codes())
+            if dist != {"": Fraction(1)}:
+                self.segments.append(dist)
 
         def _scramble(self, a: PileScramble) -> None:
             piles = np.asarray(a.piles)
@@ -509,11 +505,11 @@ def _segmented_table(areas: dict[str, np.ndarray]) -> Table:
                     same &= bool((np.sort(tokens, axis=1) == np.sort(tokens[:1], axis=1)).all())
                 if not same:
                     raise MachineError("branches differ in their columns at a segment boundary")
-                self.cards, self.up = self.cards[:1], self.up[:1]
-                self.areas = {k: v[:1] for k, v in self.areas.items()}
+                self._take_rows(np.zeros(1, dtype=np.int64))
+                self.history = np.zeros(1, dtype=np.int64)
+                self.transcript = []
                 self.weights = np.ones(1, dtype=np.int64)
                 self.denominator = 1
-                self.runs = 1
             super()._scramble(a)
 
     return SegmentedTable()
@@ -609,3 +605,38 @@ def run_simulate_command(args: Any) -> int:
                                     transcripts=args.transcripts)
     print(json.dumps(sim.to_json()) if args.json else sim.summary())
     return 0
+
+
+def prove_old_maid_removal(in_play: str = "AS,AH,2S,2H,JK", sizes: Sequence[int] = (2, 3)
+                           ) -> Any:
+    """Exact proof for every deal of ``in_play`` into hands of ``sizes`` (P1 first): correct in
+    every branch, and the transcript distribution depends only on the public information (the
+    pairs P1 lays down). Returns a :class:`protocol_runner.exact.Proof`."""
+    import itertools
+
+    from protocol_runner.cards import parse_cards
+    from protocol_runner.exact import Proof
+    from protocol_runner.games.old_maid import remove_pairs
+
+    cards = parse_cards(in_play)
+    proof = Proof(f"Old Maid removal, n = {len(cards)}, sizes {'/'.join(map(str, sizes))}")
+    groups: dict[tuple[str, ...], list[list[dict[str, object]]]] = {}
+    seen: set[tuple[tuple[str, ...], ...]] = set()
+    for perm in itertools.permutations(cards):
+        hands, start = [], 0
+        for n in sizes:
+            hands.append(sorted(perm[start:start + n]))
+            start += n
+        key = tuple(tuple(c.code for c in h) for h in hands)
+        if key in seen:
+            continue
+        seen.add(key)
+        segments, correct = removal_segments(hands)
+        proof.correct &= correct
+        proof.inputs += 1
+        proof.branches += sum(len(segment) for segment in segments)
+        removed = tuple(sorted(c.code for c in remove_pairs(hands[0])[1]))
+        groups.setdefault(removed, []).append(segments)
+    proof.secure = all(all(d == ds[0] for d in ds[1:]) for ds in groups.values())
+    proof.details.append(f"{len(groups)} kinds of public information (pairs removed)")
+    return proof

@@ -18,8 +18,8 @@ from protocol_runner.machine import (
     Slots,
     Step,
     Take,
-    Turn,
     TokenArray,
+    Turn,
 )
 
 NAME = "wild colour choice"

@@ -1,10 +1,11 @@
 """Log entries on the wire: versioned, schema-checked and authenticated by the join code.
 
-Both devices derive the same MAC key from the join code and the table id (PBKDF2-SHA256), so
-only someone who was given the code can add to the log, and an entry cannot be moved to another
-table. The MAC covers the entry's log index, so a replayed or reordered entry fails the index
-check (a replay) or its MAC (a forged index). Each body is validated against the schema of its
-kind before the protocol even looks at it.
+Each joining seat has its own join code; the host and that seat derive the seat's MAC key from
+it and the table id (PBKDF2-SHA256), so only someone given the code can add to the log in that
+seat's name, and an entry cannot be moved to another table. The host relays every entry to each
+reader with a MAC under the reader's key. The MAC covers the entry's log index, so a replayed or
+reordered entry fails the index check (a replay) or its MAC (a forged index). Each body is
+validated against the schema of its kind before the protocol even looks at it.
 """
 
 from __future__ import annotations
@@ -127,8 +128,18 @@ def join_mac(key: bytes, table: str, seat: int) -> str:
     return _mac(key, table, -1, seat, "join", {})
 
 
-def open_envelope(data: object, table: str, key: bytes) -> Entry:
-    """Validate and authenticate an envelope; raise :class:`MessageError` saying what is wrong."""
+def relay_mac(key: bytes, envelope: dict[str, Any]) -> str:
+    """The host's MAC over an envelope it relays to one reader, under that reader's key."""
+    canonical = json.dumps(envelope, sort_keys=True, separators=(",", ":"))
+    return hmac.new(key, b"relay:" + canonical.encode(), hashlib.sha256).hexdigest()
+
+
+def open_envelope(data: object, table: str, key: bytes | None) -> Entry:
+    """Validate and authenticate an envelope; raise :class:`MessageError` saying what is wrong.
+
+    ``key`` is the sender's MAC key; None when the sender's key is not ours to know (another
+    joiner's entry, relayed by the host, whose relay MAC vouches for it).
+    """
     try:
         env = Envelope.model_validate(data)
     except ValidationError as exc:
@@ -138,8 +149,8 @@ def open_envelope(data: object, table: str, key: bytes) -> Entry:
         raise MessageError(f"malformed message: {exc.errors()[0]['msg']}") from None
     if env.table != table:
         raise MessageError("the message belongs to another table")
-    want = _mac(key, table, env.index, env.sender, env.kind, env.body)
-    if not hmac.compare_digest(want, env.mac):
+    if key is not None and not hmac.compare_digest(
+            _mac(key, table, env.index, env.sender, env.kind, env.body), env.mac):
         raise MessageError("the message's MAC is wrong: tampered with, or a wrong join code")
     try:
         BODIES[env.kind].model_validate(env.body)

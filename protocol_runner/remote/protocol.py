@@ -56,13 +56,6 @@ class Entry:
     kind: str
     body: dict[str, Any]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "sender": self.sender, "kind": self.kind, "body": self.body}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Entry:
-        return cls(int(data["index"]), int(data["sender"]), str(data["kind"]), dict(data["body"]))
-
 
 @dataclass
 class Pack:
@@ -89,17 +82,6 @@ class Op:
     items: list[tuple[Any, ...]] = field(default_factory=list)
     drawer: int = -1
     slots: list[int] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class PassRecord:
-    """What the audit replays: a pass's inputs and outputs as the log shows them."""
-
-    index: int
-    sender: int
-    kind: str
-    inputs: tuple[int, ...]
-    outputs: tuple[int, ...]
 
 
 # A referee sees each entry before it takes effect; it raises to refuse it, or returns what to do
@@ -141,11 +123,9 @@ class PublicTable:
         self.slot_value: dict[int, int] = {}
         self.slot_pack: dict[int, str] = {}
         self.hands: list[list[int]] = [[] for _ in range(devices)]
-        self.revealed: dict[int, int] = {}
         self.op: Op | None = None
         self.next_slot = 0
         self.audited: dict[int, dict[str, Any]] = {}
-        self.trace: list[PassRecord] = []
         self._codebooks: dict[str, dict[int, int]] = {}
 
     # ----- queries -------------------------------------------------------------------------
@@ -160,12 +140,6 @@ class PublicTable:
             book = {self.group.encode(i): i for i in range(len(self.packs[pack].cards))}
             self._codebooks[pack] = book
         return book
-
-    def owner(self, slot: int) -> int | None:
-        for device, hand in enumerate(self.hands):
-            if slot in hand:
-                return device
-        return None
 
     # ----- applying entries ------------------------------------------------------------------
     def apply(self, entry: Entry) -> None:
@@ -188,6 +162,7 @@ class PublicTable:
         elif self.op is not None:
             raise ProtocolError(f"{entry.kind} while a {self.op.kind} of {self.op.pack!r} is under "
                                 f"way (waiting for {self.op.steps[0][0]} from device {due})")
+        self._private_check_sender(entry)
         handler = getattr(self, f"_on_{entry.kind}")
         commit, info = handler(entry)
         after = self.referee(self, entry, info) if self.referee else None
@@ -275,7 +250,6 @@ class PublicTable:
         def commit() -> None:
             self.hands[entry.sender].remove(slot)
             pack.faceup.append(number)
-            self.revealed[slot] = number
             self._private_reveal(slot)
 
         return commit, {"pack": name, "slot": slot, "number": number, "card": pack.cards[number]}
@@ -343,8 +317,6 @@ class PublicTable:
         check = self._private_check_pass(entry, values, done)
 
         def commit() -> None:
-            self.trace.append(PassRecord(entry.index, entry.sender, entry.kind,
-                                         tuple(op.values), tuple(values)))
             self._private_pass(entry, op, values)
             op.values = values
             op.steps.pop(0)
@@ -378,6 +350,8 @@ class PublicTable:
         self._private_shuffle_done(op, ids)
 
     # ----- hooks for a device's secrets (an observer has none) -------------------------------
+    def _private_check_sender(self, entry: Entry) -> None: ...
+
     def _private_shuffle_start(self) -> None: ...
 
     def _private_shuffle_done(self, op: Op, ids: list[int]) -> None: ...
@@ -425,7 +399,10 @@ class Device(PublicTable):
 
     # ----- making entries ---------------------------------------------------------------------
     def _entry(self, kind: str, body: dict[str, Any]) -> Entry:
-        return Entry(len(self.log), self.index, kind, body)
+        index = len(self.log)
+        if self.journal.get(index, {}).get("kind") != kind:
+            self.journal[index] = {"kind": kind}
+        return Entry(index, self.index, kind, body)
 
     def new_pack(self, name: str, cards: Sequence[str]) -> Entry:
         return self._entry("new_pack", {"pack": name, "cards": list(cards)})
@@ -516,6 +493,13 @@ class Device(PublicTable):
         return None, [g.inverse(self.keys[s]) for s in op.slots]  # strip
 
     # ----- private hooks ------------------------------------------------------------------------
+    def _private_check_sender(self, entry: Entry) -> None:
+        """Refuse an entry in this device's name that it never made (a forging relay)."""
+        if entry.sender == self.index and self.journal.get(entry.index, {}).get(
+                "kind") != entry.kind:
+            raise CheatDetected(f"entry {entry.index} ({entry.kind}) claims to come from this "
+                                "device, which did not send it")
+
     def _private_shuffle_start(self) -> None:
         op = self.op
         assert op is not None

@@ -25,6 +25,7 @@ from protocol_runner.remote.messages import (
     derive_key,
     join_mac,
     open_envelope,
+    relay_mac,
     seal,
 )
 from protocol_runner.remote.protocol import Entry, ProtocolError
@@ -34,59 +35,75 @@ from protocol_runner.remote.uno_remote import RemoteUno
 
 GROUPS: dict[str, Callable[[], Group]] = {"rfc3526-2048": sound_group, "test-256": small_group}
 PLAY_GROUPS = ("rfc3526-2048",)
-HOST_SEAT, JOIN_SEAT, DEVICES = 0, 1, 2
+HOST_SEAT = 0
+MAX_PLAYERS = 6
 
 
 class RemoteError(OSError):
     """The other device cannot be reached, or refused what this device sent."""
 
 
-def _replay(game: RemoteUno, store: Store, table: str, key: bytes) -> list[dict[str, Any]]:
-    envelopes = store.envelopes()
-    for env in envelopes:
-        game.apply(open_envelope(env, table, key))
-    return envelopes
+def seat_of(code: str) -> int:
+    """The seat a join code is for: codes read ``SEAT-SECRET``, e.g. ``1-Xc3fQ9aLk2``."""
+    head, _, secret = code.partition("-")
+    if not head.isdigit() or not secret or int(head) < 1:
+        raise ValueError(f"{code!r} is not a join code: they look like 1-Xc3fQ9aLk2 "
+                         "(the seat, a dash, the secret), as the host printed it")
+    return int(head)
 
 
 class HostSession:
-    """The hosting device: its game, the log, and the FastAPI app that serves them."""
+    """The hosting device (seat 0): its game, the log, and the FastAPI app that serves them."""
 
     def __init__(self, state_dir: str | Path, group: str = "rfc3526-2048",
-                 code: str | None = None) -> None:
+                 code: str | None = None, players: int = 2) -> None:
         self.store = Store(state_dir)
         meta = self.store.meta()
         if meta:
             if meta.get("role") != "host":
                 raise StateError(f"{state_dir} holds a joined game, not a hosted one")
-            group, self.table, self.code = meta["group"], meta["table"], meta["code"]
+            group, self.table, secret = meta["group"], meta["table"], meta["secret"]
+            self.codes = {int(k): v for k, v in meta["codes"].items()}
         else:
             if group not in GROUPS:
                 raise ValueError(f"unknown group {group!r}; use one of {', '.join(GROUPS)}")
-            self.table, self.code = secrets.token_hex(16), code or secrets.token_urlsafe(9)
-            self.store.set_meta(role="host", group=group, table=self.table, code=self.code)
+            if not 2 <= players <= MAX_PLAYERS:
+                raise ValueError(f"a remote table seats 2 to {MAX_PLAYERS} players, not {players}")
+            self.table, secret = secrets.token_hex(16), secrets.token_urlsafe(16)
+            self.codes = {seat: f"{seat}-{code or secrets.token_urlsafe(9)}"
+                          for seat in range(1, players)}
+            self.store.set_meta(role="host", group=group, table=self.table, secret=secret,
+                                codes=self.codes)
+        self.players = len(self.codes) + 1
         self.group_name = group
-        self.key = derive_key(self.code, self.table)
-        self.game = RemoteUno(GROUPS[group](), DEVICES, HOST_SEAT, self.store.journal())
-        self.envelopes = _replay(self.game, self.store, self.table, self.key)
+        self.keys = {HOST_SEAT: derive_key(secret, self.table)}
+        self.keys.update({seat: derive_key(c, self.table) for seat, c in self.codes.items()})
+        self.game = RemoteUno(GROUPS[group](), self.players, HOST_SEAT, self.store.journal())
+        self.envelopes = self.store.envelopes()
+        for env in self.envelopes:
+            self.game.apply(open_envelope(env, self.table, self.keys[int(env["sender"])]))
         self.lock = threading.RLock()
-        self.joined = False
-        self.joiner_has = 0  # how much of the log the joiner has fetched
-        self._news = threading.Event()  # set when the joiner's entry arrives
+        self.fetched = dict.fromkeys(self.codes, 0)  # how much of the log each joiner has
+        self._news = threading.Event()  # set when a joiner's entry arrives
         self._server: Any = None
         self._thread: threading.Thread | None = None
+
+    @property
+    def everyone_has_all(self) -> bool:
+        return min(self.fetched.values()) >= len(self.envelopes)
 
     def submit(self, entry: Entry) -> None:
         """Apply one of this device's entries and add it to the log (journal first)."""
         with self.lock:
             self.store.save_journal(self.game.device.journal)
-            envelope = seal(entry, self.table, self.key)
+            envelope = seal(entry, self.table, self.keys[HOST_SEAT])
             self.game.apply(entry)
             self.store.append(envelope)
             self.envelopes.append(envelope)
             self.store.snapshot(self.game.snapshot())
 
     def idle(self) -> None:
-        """Nothing to do until the joiner sends something: wait for it."""
+        """Nothing to do until a joiner sends something: wait for it."""
         self._news.wait(0.5)
         self._news.clear()
 
@@ -100,14 +117,15 @@ class HostSession:
             return True
 
     def receive(self, data: object) -> tuple[int, dict[str, Any]]:
-        """Handle an envelope posted by the joiner: (HTTP status, JSON answer)."""
+        """Handle an envelope posted by a joiner: (HTTP status, JSON answer)."""
         with self.lock:
+            sender = data.get("sender") if isinstance(data, dict) else None
+            if not isinstance(sender, int) or sender not in self.codes:
+                return 403, {"detail": f"no joining seat {sender!r} at this table"}
             try:
-                entry = open_envelope(data, self.table, self.key)
+                entry = open_envelope(data, self.table, self.keys[sender])
             except MessageError as exc:
                 return 401 if "MAC" in str(exc) else 400, {"detail": str(exc)}
-            if entry.sender != JOIN_SEAT:
-                return 403, {"detail": f"the joiner sits at seat {JOIN_SEAT}, not {entry.sender}"}
             if entry.index != len(self.envelopes):
                 return 409, {"detail": f"entry {entry.index} refused: the log is at "
                              f"{len(self.envelopes)} (a replay or a message out of order)"}
@@ -118,7 +136,7 @@ class HostSession:
             assert isinstance(data, dict)
             self.store.append(data)
             self.envelopes.append(data)
-            self.joiner_has = len(self.envelopes)
+            self.fetched[sender] = len(self.envelopes)
             self._news.set()
             self.store.snapshot(self.game.snapshot())
             return 200, {"index": entry.index}
@@ -131,27 +149,32 @@ class HostSession:
 
         @app.get("/table")
         def table() -> dict[str, Any]:
-            return {"v": VERSION, "table": self.table, "devices": DEVICES,
+            return {"v": VERSION, "table": self.table, "devices": self.players,
                     "group": self.group_name, "p": format(self.game.device.group.p, "x"),
                     "game": "uno"}
 
         @app.post("/join")
         def join(body: dict[str, Any] = Body(...)) -> JSONResponse:  # noqa: B008
-            if not secrets.compare_digest(
-                    str(body.get("mac", "")), join_mac(self.key, self.table, JOIN_SEAT)):
+            seat = body.get("seat")
+            if seat not in self.codes or not secrets.compare_digest(
+                    str(body.get("mac", "")), join_mac(self.keys[seat], self.table, seat)):
                 return JSONResponse({"detail": "wrong join code"}, status_code=401)
-            self.joined = True
-            return JSONResponse({"seat": JOIN_SEAT})
+            return JSONResponse({"seat": seat})
 
         @app.get("/log")
-        def log(after: int = 0, wait: float = 0.0) -> dict[str, Any]:
-            """Entries from ``after`` on; with ``wait``, hold the request until there are some."""
+        def log(seat: int, after: int = 0, wait: float = 0.0) -> JSONResponse:
+            """Entries from ``after`` on, each with a relay MAC for ``seat``; with ``wait``, hold
+            the request until there are some."""
+            if seat not in self.codes:
+                return JSONResponse({"detail": f"no joining seat {seat}"}, status_code=403)
             deadline = time.monotonic() + min(max(wait, 0.0), 5.0)
             while len(self.envelopes) <= after and time.monotonic() < deadline:
                 time.sleep(0.005)
             with self.lock:
-                self.joiner_has = max(self.joiner_has, after)
-                return {"entries": self.envelopes[after:after + 200]}
+                self.fetched[seat] = max(self.fetched[seat], after)
+                key = self.keys[seat]
+                return JSONResponse({"entries": [{"envelope": e, "relay": relay_mac(key, e)}
+                                                 for e in self.envelopes[after:after + 200]]})
 
         @app.post("/entries")
         def entries(data: dict[str, Any] = Body(...)) -> JSONResponse:  # noqa: B008
@@ -191,7 +214,7 @@ class JoinSession:
         self.lock = threading.RLock()  # the terminal loop shares one code path with the host
         self.client = httpx.Client(base_url=self.url, timeout=30.0)
         self.store = Store(state_dir)
-        info = self._call("GET", "/table")
+        info = self._call("GET", "/table", patience=min(patience, 5.0))  # first contact: fail fast
         if info.get("v") != VERSION:
             raise RemoteError(f"the host speaks protocol version {info.get('v')}, this "
                               f"cardtable speaks {VERSION}")
@@ -202,16 +225,28 @@ class JoinSession:
         meta = self.store.meta()
         if meta and (meta.get("role") != "join" or meta.get("table") != info["table"]):
             raise StateError(f"{state_dir} holds another game; use a fresh --state-dir")
-        self.table = str(info["table"])
+        self.table, self.seat = str(info["table"]), seat_of(code)
+        devices = info.get("devices")
+        if not isinstance(devices, int) or not self.seat < devices <= MAX_PLAYERS:
+            raise RemoteError(f"the host seats {devices!r} players; no seat {self.seat} there")
         self.key = derive_key(code, self.table)
-        self._call("POST", "/join", json={"mac": join_mac(self.key, self.table, JOIN_SEAT)})
+        self._call("POST", "/join", json={"seat": self.seat,
+                                          "mac": join_mac(self.key, self.table, self.seat)})
         self.store.set_meta(role="join", table=self.table, url=self.url, group=group)
-        self.game = RemoteUno(GROUPS[group](), DEVICES, JOIN_SEAT, self.store.journal())
-        self.log_length = len(_replay(self.game, self.store, self.table, self.key))
+        self.game = RemoteUno(GROUPS[group](), devices, self.seat, self.store.journal())
+        envelopes = self.store.envelopes()
+        for env in envelopes:  # our own disk: only our own entries carry a MAC we can check
+            self.game.apply(open_envelope(env, self.table, self._key_for(env)))
+        self.log_length = len(envelopes)
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+    def _key_for(self, envelope: dict[str, Any]) -> bytes | None:
+        return self.key if envelope.get("sender") == self.seat else None
+
+    def _call(self, method: str, path: str, patience: float | None = None,
+              **kwargs: Any) -> dict[str, Any]:
         """One request, retried with backoff while the connection is down."""
-        deadline, pause = time.monotonic() + self.patience, 0.1
+        deadline = time.monotonic() + (self.patience if patience is None else patience)
+        pause = 0.1
         while True:
             try:
                 response = self.client.request(method, path, **kwargs)
@@ -237,10 +272,16 @@ class JoinSession:
         """Fetch and apply the host's new entries; return how many."""
         got = 0
         while True:
-            data = self._call("GET", "/log", params={"after": self.log_length, "wait": wait})
+            data = self._call("GET", "/log", params={"seat": self.seat, "after": self.log_length,
+                                                     "wait": wait})
             envelopes, wait = data.get("entries", []), 0.0
-            for env in envelopes:
-                entry = open_envelope(env, self.table, self.key)
+            for item in envelopes:
+                env = item.get("envelope") if isinstance(item, dict) else None
+                if not isinstance(env, dict) or not secrets.compare_digest(
+                        str(item.get("relay", "")), relay_mac(self.key, env)):
+                    raise MessageError("an entry from the host has a wrong relay MAC: "
+                                       "tampered with on the way")
+                entry = open_envelope(env, self.table, self._key_for(env))
                 self.game.apply(entry)
                 self.store.append(env)
                 self.log_length += 1

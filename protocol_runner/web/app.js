@@ -45,6 +45,7 @@ function connect() {
   socket.binaryType = "blob";
   socket.onopen = () => {
     retryMs = 500;
+    if (view) view.version = -1;  // a new connection (maybe a new server): take what it says
     $("conn").textContent = "live";
     $("conn").className = "conn up";
     api("/api/state").then(render).catch(() => {});
@@ -76,6 +77,9 @@ function showFrame(blob) {
 
 // ---- rendering --------------------------------------------------------------------------
 function render(state) {
+  // An HTTP answer may arrive after a newer push: never go back in time. A restarted server
+  // counts from 0 again, which the reconnect handles (it resets the version first).
+  if (view && state.version < view.version) return;
   view = state;
   const s = state.status || {};
   $("source").textContent = s.source ? `${s.mode} · ${s.source}` : (s.mode || "");
@@ -98,7 +102,7 @@ function render(state) {
   renderTimeline(state.timeline || []);
   $("btn-shuffle").disabled = !s.blind;
   $("codes").replaceChildren(...(state.codes || []).map((c) => el("option", { value: c })));
-  if (s.error) $("message").textContent = s.error;
+  if (s.error || s.notice) $("message").textContent = s.error || s.notice;
 }
 
 function renderDiagram(ins) {

@@ -189,22 +189,27 @@ def tile_mask(size: tuple[int, int] = DEFAULT_TILE_SIZE, radius: float = 0.1) ->
     return _rounded_mask(w, h, int(radius * w))
 
 
-def count_pips(image: np.ndarray) -> tuple[int, int]:
-    """Count the pips in each half of a rendered portrait tile (top, bottom), by blobs that
-    differ from the body colour. Used to check the renderer draws what the code says."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    h, w = gray.shape
-    body = float(np.median(gray))
-    diff = np.abs(gray.astype(np.float32) - body)
-    mask = (diff > 60).astype(np.uint8)
-    inset = int(0.1 * w)
-    mask[:, :inset] = 0
-    mask[:, w - inset:] = 0
-    mask[h // 2 - max(2, h // 40): h // 2 + max(2, h // 40) + 1, :] = 0  # divider and pin
-    mask[:inset, :] = 0
-    mask[h - inset:, :] = 0
-    counts = []
-    for part in (mask[: h // 2], mask[h // 2:]):
-        n, _, stats, _ = cv2.connectedComponentsWithStats(part)
-        counts.append(sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 0.002 * w * w))
-    return counts[0], counts[1]
+def tile_scene(code: str, rng: np.random.Generator, size: tuple[int, int] = (320, 320)
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """One tile lying on a table, seen by a camera: a random set style, any rotation, a slight
+    perspective, blur and sensor noise. Returns the image and the tile's true quad (4 × 2,
+    clockwise from the top-left corner of the tile as rendered)."""
+    w, h = size
+    face = render_tile(code, rng, DEFAULT_TILE_SIZE)
+    table = np.full((h, w, 3), rng.integers(30, 200, 3), np.uint8)
+    table = cv2.add(table, rng.integers(0, 30, (h, w, 3), dtype=np.uint8))
+    scale = rng.uniform(0.45, 0.9) * min(w, h) / 320
+    half = np.array([[-60, -120], [60, -120], [60, 120], [-60, 120]]) * scale
+    angle = rng.uniform(0, 2 * np.pi)
+    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    centre = rng.uniform(0.38, 0.62, 2) * [w, h]
+    quad = (half @ turn.T + centre + rng.normal(0, 3, (4, 2))).astype(np.float32)
+    fw, fh = DEFAULT_TILE_SIZE
+    source = np.array([[0, 0], [fw - 1, 0], [fw - 1, fh - 1], [0, fh - 1]], np.float32)
+    warp = cv2.getPerspectiveTransform(source, quad)
+    warped = cv2.warpPerspective(face, warp, (w, h))
+    inside = cv2.warpPerspective(tile_mask(DEFAULT_TILE_SIZE), warp, (w, h))
+    image = np.where(inside[..., None] > 0, warped, table)
+    image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 1.2))
+    image = np.clip(image + rng.normal(0, 6, image.shape), 0, 255).astype(np.uint8)
+    return image, quad

@@ -278,7 +278,7 @@ def light(image: np.ndarray, t: float, seed: int) -> np.ndarray:
     spot = cv2.resize(spot, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
     channel = np.float32([1 - warm, 1.0, 1 + warm])[None, None, :]
     out = image.astype(np.float32) * spot * gain * channel
-    out += rng.normal(0, 2.2, (h // 2, w // 2, 1)).astype(np.float32).repeat(2, 0).repeat(2, 1)
+    out += rng.normal(0, 1.5, (h // 2, w // 2, 1)).astype(np.float32).repeat(2, 0).repeat(2, 1)
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
@@ -320,17 +320,13 @@ def plan(records: Iterable[Record], hold: float = 1.6, change: float = 1.2,
             script.setup = record
             script.events.append((t, record))
         elif isinstance(record, View):
-            if _same_table(record, current):
-                # the same table again (e.g. after a shuffle): it is still, show it still
-                script.segments.append(Segment("hold", current, current, hold))
-                script.views.append((t, record))
-                t += hold
-            else:
-                script.segments.append(Segment("change", current, record, change))
-                t += change
-                script.views.append((t, record))
-                script.segments.append(Segment("hold", record, record, hold))
-                t += hold
+            # a hand reaches in even when the table looks the same afterwards (face-down
+            # cards rearranged): people touched it, and the camera saw them do it
+            script.segments.append(Segment("change", current, record, change))
+            t += change
+            script.views.append((t, record))
+            script.segments.append(Segment("hold", record, record, hold))
+            t += hold
             current = record
         elif isinstance(record, Event):
             if record.event == "shuffle_done":
@@ -340,14 +336,6 @@ def plan(records: Iterable[Record], hold: float = 1.6, change: float = 1.2,
     if not script.views:
         raise RenderError("the script holds no view: nothing to draw")
     return script
-
-
-def _same_table(a: View, b: View) -> bool:
-    def codes(v: View) -> tuple[object, ...]:
-        return (tuple(tuple(c.code for c in col) for col in v.work),
-                tuple(tuple(c.code for c in col) for col in v.side), v.discard.code)
-
-    return codes(a) == codes(b)
 
 
 def changed_cells(a: View, b: View) -> list[tuple[str, int, int]]:
@@ -457,6 +445,44 @@ def plant_mistake(records: Sequence[Record], at_view: int, column: int, row: int
     return out
 
 
+class VideoOut:
+    """An MP4 writer: H.264 through the ffmpeg that ``imageio-ffmpeg`` ships when it is installed
+    (a table that lies still costs almost nothing: the demo fits in a few MB), else OpenCV's
+    MPEG-4 part 2 (about six times larger). OpenCV reads both."""
+
+    def __init__(self, path: Path, fps: float, size: tuple[int, int]) -> None:
+        self.path = path
+        try:
+            import imageio_ffmpeg
+        except ImportError:
+            self._cv = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
+            if not self._cv.isOpened():
+                raise OSError(f"cannot write a video at {path}") from None
+            self._ff = None
+            return
+        self._cv = None
+        self._ff = imageio_ffmpeg.write_frames(
+            str(path), size, fps=fps, codec="libx264", pix_fmt_in="bgr24",
+            pix_fmt_out="yuv420p", macro_block_size=2, quality=None,
+            output_params=["-crf", "27", "-preset", "medium", "-g", str(int(fps * 10))])
+        self._ff.send(None)
+
+    def write(self, frame: np.ndarray) -> None:
+        if self._ff is not None:
+            self._ff.send(np.ascontiguousarray(frame))
+        else:
+            self._cv.write(frame)
+
+    def __enter__(self) -> VideoOut:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._ff is not None:
+            self._ff.close()
+        else:
+            self._cv.release()
+
+
 @dataclass(frozen=True)
 class Rendered:
     folder: Path
@@ -473,20 +499,15 @@ def render_script(records: Sequence[Record], folder: str | Path, fps: float = 10
     out.mkdir(parents=True, exist_ok=True)
     script = plan(records, hold=hold, change=change, shuffle=shuffle)
     renderer = Renderer(camera or Camera(), fps, seed)
-    w, h = renderer.camera.size
-    writer = cv2.VideoWriter(str(out / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
-    if not writer.isOpened():
-        raise OSError(f"cannot write a video into {out}")
     count = 0
-    try:
+    with VideoOut(out / "video.mp4", fps, renderer.camera.size) as writer:
         for frame in renderer.frames(script):
             writer.write(frame)
             count += 1
-    finally:
-        writer.release()
     with open(out / "events.jsonl", "w", encoding="utf-8") as fh:
         for t, record in script.events:
-            fh.write(json.dumps({**record.to_json(), "t": round(t, 3)}, ensure_ascii=False) + "\n")
+            data = {k: v for k, v in record.to_json().items() if k != "seq"}
+            fh.write(json.dumps({**data, "t": round(t, 3)}, ensure_ascii=False) + "\n")
     with open(out / "script.jsonl", "w", encoding="utf-8") as fh:
         for t, view in script.views:
             fh.write(json.dumps({**view.to_json(), "t": round(t, 3)}, ensure_ascii=False) + "\n")

@@ -1,0 +1,105 @@
+"""`cardtable eval`: label parsing, scoring rules (corner-box centre inside the card), reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.evaluate import (
+    EVAL_SEED_BASE,
+    MISSED,
+    EvalError,
+    Report,
+    _contains,
+    _label_path,
+    evaluate_scenes,
+    format_report,
+    read_names,
+    read_yolo_labels,
+)
+from vision.recognise import Detection
+
+MODEL = Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [("names:\n  0: AS\n  1: '2S'\n", ["AS", "2S"]), ("names: [7R, BACK]\n", ["7R", "BACK"])],
+)
+def test_read_names(tmp_path: Path, text: str, names: list[str]) -> None:
+    (tmp_path / "data.yaml").write_text(text)
+    assert read_names(tmp_path / "data.yaml") == names
+
+
+@pytest.mark.parametrize("text", ["nothing: here\n", "names: 5\n", ": : :\n"])
+def test_read_names_bad(tmp_path: Path, text: str) -> None:
+    (tmp_path / "data.yaml").write_text(text)
+    with pytest.raises(EvalError):
+        read_names(tmp_path / "data.yaml")
+
+
+def test_yolo_labels_to_pixel_centres(tmp_path: Path) -> None:
+    p = tmp_path / "a.txt"
+    p.write_text("0 0.5 0.25 0.1 0.1\n\n1 0.1 0.9 0.05 0.05\n")
+    assert read_yolo_labels(p, ["AS", "BACK"], 200, 100) == [("AS", 100.0, 25.0),
+                                                            ("BACK", 20.0, 90.0)]
+    assert read_yolo_labels(tmp_path / "none.txt", ["AS"], 10, 10) == []
+    p.write_text("7 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(EvalError, match="line 1"):
+        read_yolo_labels(p, ["AS"], 10, 10)
+
+
+def test_label_path_mirrors_images_folder(tmp_path: Path) -> None:
+    img = tmp_path / "images" / "phone" / "x.jpg"
+    assert _label_path(tmp_path, img) == tmp_path / "labels" / "phone" / "x.txt"
+
+
+def test_a_corner_box_centre_inside_the_card_counts() -> None:
+    d = Detection("AS", 0.9, np.float32([[10, 10], [60, 10], [60, 90], [10, 90]]))
+    assert _contains(d, 15, 20) and not _contains(d, 70, 20)
+
+
+def test_report_summary_and_text() -> None:
+    rep = Report("test", pairs=[("7R", "7R"), ("7R", "1R"), ("SY", "SY"), ("W", MISSED)],
+                 detections=4, false_cards=1, images=2, layouts=2, layouts_right=1)
+    s = rep.summary()
+    assert s["card_accuracy"] == 0.5 and s["missed"] == 1
+    assert s["per_class"]["7R"] == {"right": 1, "total": 2, "accuracy": 0.5}
+    assert s["confusions"][0] == {"truth": "7R", "read": "1R", "count": 1} or \
+        {"truth": "7R", "read": "1R", "count": 1} in s["confusions"]
+    text = format_report(s)
+    assert "per-card accuracy: 50.0000%" in text and "7R->1R x1" in text
+    assert "layouts read with no error: 1/2" in text
+    json.dumps(s)
+
+
+def test_scene_seeds_below_the_measurement_range_are_refused() -> None:
+    with pytest.raises(EvalError, match="measurement seeds"):
+        evaluate_scenes(None, 1, seed=EVAL_SEED_BASE - 1)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="no trained classifier in models/")
+def test_eval_scenes_command_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from protocol_runner.cli import main
+
+    assert main(["eval", "scenes", "--count", "2", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["cards"] == 100 and s["layouts"] == 2
+    assert 0.0 <= s["card_accuracy"] <= 1.0 and "prior_card_accuracy" in s
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["eval", "no/such/place"], "not a YOLO folder"),
+    (["eval", "scenes", "--count", "0"], "--count"),
+])
+@pytest.mark.skipif(not MODEL.exists(), reason="no trained classifier in models/")
+def test_eval_bad_arguments(argv: list[str], message: str,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    from protocol_runner.cli import main
+
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
