@@ -28,7 +28,6 @@ COMMAND_MODULES = (
     "bench_vision",
     "simulate",
     "prove",
-    "game",
     "train",
     "remote",
     "run",
@@ -56,6 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
+    except BrokenPipeError:  # e.g. `cardtable simulate ... | head`: the reader has enough
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("cardtable: interrupted", file=sys.stderr)
         return 130

@@ -237,7 +237,9 @@ class Setup:
     """The public start of a game: seats in clockwise order, who starts, the helper deck.
 
     ``helper_deck`` maps roles to faces (``{"alpha": "1R", "beta": "2G", "theta1": "1B", …}``);
-    empty means :func:`protocol_runner.helpers.default_uno_helper_deck`.
+    empty means the game's default helper deck. ``target``: the score that ends a game of
+    Hearts (``None``: 100, the rules; a table may agree on less), part of the setup so that a
+    journal replays to the same end.
     """
 
     players: tuple[PlayerSpec, ...]
@@ -246,6 +248,7 @@ class Setup:
     variant: Literal["v1", "v2"] = "v2"
     helper_deck: Mapping[str, str] = field(default_factory=dict)
     game: str = "uno"
+    target: int | None = None
 
     kind: Literal["setup"] = "setup"
 
@@ -266,13 +269,17 @@ class Setup:
             raise ObservationError("setup: variant must be v1 or v2")
         if self.game not in GAMES:
             raise ObservationError(f"setup: unknown game {self.game!r} (one of {', '.join(GAMES)})")
+        if self.target is not None and (self.game != "hearts" or self.target < 1):
+            raise ObservationError("setup: target (the score that ends the game) is a positive "
+                                   "integer, for hearts only")
 
     def to_json(self) -> dict[str, Any]:
         return {"v": FORMAT_VERSION, "kind": "setup", "game": self.game,
                 "players": [{"name": p.name, "type": "virtual" if p.virtual else "human"}
                             for p in self.players],
                 "start": self.start, "hand_size": self.hand_size, "variant": self.variant,
-                "helper_deck": dict(self.helper_deck)}
+                "helper_deck": dict(self.helper_deck)} | (
+                    {"target": self.target} if self.target is not None else {})
 
 
 Record = Setup | View | Event
@@ -351,7 +358,7 @@ def from_json(data: Any) -> Record:
                      start=_int(data, "start", "setup", 0) or 0,
                      hand_size=_int(data, "hand_size", "setup", 7) or 0,
                      variant=data.get("variant", "v2"), helper_deck=helper,
-                     game=data.get("game", "uno"))
+                     game=data.get("game", "uno"), target=_int(data, "target", "setup"))
     raise ObservationError(f"unknown record kind {kind!r}: expected setup, view or event")
 
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -79,6 +79,9 @@ PENDING = -3  # model: a card being turned face up in the current step
 EMPTY = -1
 WORK_REGIONS = frozenset({"matrix"})
 CODES = VOCAB.codes()
+PHASE_PROTOCOL = "protocol"
+# words of a protocol's text that name a group or area ("P2", "of deck"): said as people call them
+_GROUP_RE = re.compile(r"(?:(?<=of )|(?<=below )|(?<=into ))(?:drawn|deck)\b|\bP\d+\b")
 
 
 class RunnerError(ValueError):
@@ -332,7 +335,9 @@ class ProtocolDriver:
 
     def _why(self, zone: str, column: int, row: int) -> str:
         """For a validity pair (card selection Step 6): name the card and the reason."""
-        if self.step.number != "6" or zone != "work" or row < 3:
+        protocol = self.step.protocol
+        if self.step.number != "6" or zone != "work" or row < 3 or not (
+                "selection" in protocol or "draw-then-play" in protocol):
             return ""
         top_slot = self.rendered.slots[zone][column - 1][0]
         value = self.after[top_slot]
@@ -343,8 +348,9 @@ class ProtocolDriver:
         if first is None:
             return ""
         valid = _flat(first)[2 * (column - 1)] == VOCAB.token(BETA)
-        return (f" — below {card}, which is {'valid' if valid else 'not valid'} on the top "
-                f"card, so {'βα' if valid else 'αβ'}")
+        rule = "on the top card" if protocol.startswith("UNO") else "by the rules now"
+        return (f" — below {card}, which is {'valid' if valid else 'not valid'} {rule}, so "
+                f"{'βα' if valid else 'αβ'}")
 
     def _token(self, code: str, allowed: frozenset[int]) -> int:
         """Physical code → token: a helper role where the step expects roles, else the face."""
@@ -371,7 +377,9 @@ class ProtocolDriver:
                         f"{zone} column {c}, row {r}: {self._label(code)} cannot appear here; "
                         f"expected {expect.text}", zone=zone, column=c, row=r, saw=code))
         if expect.multiset is not None:
-            problems += self._multiset_problems(tokens, place, dict(expect.multiset))
+            foreign = {t for t in tokens if expect.faces is not None and t not in expect.faces}
+            problems += self._multiset_problems(tokens, place, dict(expect.multiset),
+                                                expect.text, foreign)
         width = len(next(iter(expect.words))) if expect.words else (
             len(expect.word_counts[0][0]) if expect.word_counts else 0)
         if width and not problems:
@@ -381,9 +389,9 @@ class ProtocolDriver:
                     cells = place[i * width:(i + 1) * width]
                     zone, c, r = cells[0]
                     problems.append(Problem(
-                        f"{_span(cells)}: the pair reads {self._word(word)}; a bit must read "
-                        "αβ (0) or βα (1)", zone=zone, column=c, row=r,
-                        expected="αβ or βα", saw=self._word(word)))
+                        f"{_span(cells)}: the {'pair' if width == 2 else 'group'} reads "
+                        f"{self._word(word)}; expected {expect.text}", zone=zone, column=c,
+                        row=r, expected=expect.text, saw=self._word(word)))
             for word, least, most in expect.word_counts:
                 hits = [place[i * width][1] for i, w in enumerate(words) if w == word]
                 if not least <= len(hits) <= most:
@@ -397,16 +405,22 @@ class ProtocolDriver:
         return problems, reveal
 
     def _word(self, word: Sequence[int]) -> str:
-        return "".join(str(VOCAB.item(t)) if t < 4 else str(self._codes[t]) for t in word)
+        """A word as people read it: roles as symbols ("βα"), cards as codes ("7H 7S")."""
+        if all(isinstance(VOCAB.item(t), Role) for t in word):
+            return "".join(str(VOCAB.item(t)) for t in word)
+        return " ".join(str(self._codes[t]) for t in word)
 
     def _multiset_problems(self, tokens: Sequence[int], place: Sequence[tuple[str, int, int]],
-                           want: dict[int, int]) -> list[Problem]:
-        """Step 5 (the remaining cards) and Step 9 (θ counts = hand sizes): what differs."""
+                           want: dict[int, int], text: str,
+                           reported: set[int]) -> list[Problem]:
+        """What differs from a multiset reveal (``text``: the protocol's words for it), e.g.
+        Step 5 (the remaining cards) and Step 9 (θ counts = hand sizes); faces already
+        ``reported`` as impossible are not named twice."""
         got = Counter(tokens)
         problems = []
         for t in sorted(set(got) | set(want)):
             n, need = got[t], want.get(t, 0)
-            if n == need:
+            if n == need or t in reported:
                 continue
             cols = [c for (_, c, _), tok in zip(place, tokens, strict=True) if tok == t]
             at = f" (column{'s' if len(cols) > 1 else ''} {', '.join(map(str, cols))})" \
@@ -417,8 +431,9 @@ class ProtocolDriver:
                 msg = (f"{item} ({self._codes[t]}) shows {n} times{at}, but {owner} holds "
                        f"{_cards(need)}")
             else:
-                msg = (f"{self._codes[t]} shows {n} times{at}, but {need} "
-                       f"{'is' if need == 1 else 'are'} in play (not on the discard pile)")
+                what = f"{item} ({self._codes[t]})" if isinstance(item, Role) else self._codes[t]
+                msg = (f"{what} shows {n} times{at}, but {need or 'none'} "
+                       f"{'is' if need == 1 else 'are'} expected ({text})")
             problems.append(Problem(msg, zone=place[0][0], column=cols[0] if cols else None,
                                     expected=str(need), saw=str(n)))
         return problems
@@ -452,6 +467,53 @@ class ProtocolDriver:
     def accept(self, reveal: Reveal | None) -> None:
         self._advance(reveal)
 
+    def judge(self, view: View, discard: str | None, problems: list[Problem]) -> Verdict:
+        """The verdict on a view of the current step, for every game: refused inside a shuffle,
+        a deviation when the table differs from the protocol (cell by cell, the reveal, the
+        discard cell that must still show ``discard``, and the game's own ``problems``, e.g.
+        hand counts); else accepted, and the step is done (the reveal sent on)."""
+        title = self.step.title
+        if self.blind == "shuffle":
+            return Verdict("refused", f"blind window: {title} is a shuffle; the camera must not "
+                           "look until an operator says 'shuffle done'", seq=view.seq)
+        found, reveal = self.check(view)
+        problems = found + problems
+        if view.discard.code != discard:
+            problems.append(Problem(f"discard: expected {discard or 'nothing'} on top",
+                                    zone="discard", expected=discard,
+                                    saw=view.discard.code or "empty"))
+        if problems:
+            recover = ("if the camera misread a card, correct it (card_corrected); if the "
+                       "cards are wrong, the table made a mistake earlier: undo (step_undone) "
+                       "or abort the turn (abort_turn)" if self.turned else
+                       "redo the step as instructed, or correct a misread card (card_corrected)")
+            return Verdict("deviation", f"{title}: the table differs from the protocol",
+                           seq=view.seq, problems=tuple(problems), recover=recover)
+        self.accept(reveal)
+        return Verdict("accepted", f"{title}: done", seq=view.seq)
+
+    def instruction(self, turn: int, player: str, prefix: str, discard: str | None,
+                    hands: dict[str, int]) -> Instruction:
+        """The current step for the table, the same for every game: the protocol's words
+        (groups named as people call them), the table expected after it, what a reveal may
+        show, the cells it changes. ``discard`` and ``hands`` are the game's part."""
+        step = self.step
+        rendered = self.rendered
+        expected = Expected(work=rendered.cells["work"], side=rendered.cells["side"],
+                            discard=discard, reveal=step.expect.text if step.expect else "",
+                            may_show=self.may_show(), hands=hands)
+        return Instruction(
+            turn, player, PHASE_PROTOCOL, prefix + self.named(step.instruction(0)),
+            protocol=step.protocol, step=step.number, total=step.total, index=self.index + 1,
+            context=self.named(step.context), blind=self.blind, expected=expected,
+            highlight=self.changes())
+
+    def named(self, text: str) -> str:
+        """``text`` with group names ("P2", "of deck") replaced by what people call them."""
+        if not self.names:
+            return text
+        return _GROUP_RE.sub(lambda m: self.names.get(m.group(0), m.group(0)), text)
+
     def areas_after(self) -> dict[str, int]:
         """Cards of each *player* lying on the table after the current step (by name)."""
         areas = Counter(self.areas)
@@ -469,6 +531,24 @@ def _refilled(before: uno.UnoState, after: uno.UnoState) -> str:
         return ""
     return ("The unplayed deck ran out: shuffle the discard pile, except its top card, face "
             "down into a new unplayed deck (camera off). ")
+
+
+def hand_problems(counted: Mapping[str, int], sizes: Mapping[str, int],
+                  on_table: Mapping[str, int]) -> list[Problem]:
+    """Hands counted by the camera against the public hand sizes, less each player's cards
+    lying on the table (in a protocol's matrix, or about to be played): a card put back into
+    the wrong hand shows here, in every game."""
+    problems = []
+    for name, count in sorted(counted.items()):
+        if name not in sizes:
+            problems.append(Problem(f"hands: no player called {name!r}", zone="hands"))
+            continue
+        want = sizes[name] - on_table.get(name, 0)
+        if count != want:
+            problems.append(Problem(f"hands: {name} holds {_cards(count)} face down; expected "
+                                    f"{want}: a card went back to the wrong place?",
+                                    zone="hands", expected=str(want), saw=str(count)))
+    return problems
 
 
 def _cards(n: int) -> str:
@@ -490,7 +570,6 @@ PHASE_SETUP = "setup"
 PHASE_FIRST = "first card"
 PHASE_HUMAN = "human turn"
 PHASE_COLOUR = "human colour"
-PHASE_PROTOCOL = "protocol"
 PHASE_PLAY = "play selected"
 PHASE_OVER = "game over"
 
@@ -856,37 +935,17 @@ class GameRunner:
     def _protocol_view(self, view: View) -> Verdict:
         driver = self.driver
         assert driver is not None
-        if driver.blind == "shuffle":
-            return Verdict("refused", f"blind window: {driver.step.title} is a shuffle; the "
-                           "camera must not look until an operator says 'shuffle done'",
-                           seq=view.seq)
-        problems, reveal = driver.check(view)
-        problems += self._hand_problems(view, driver.areas_after() | self._aside())
-        if self.game is not None and self.game.top is not None \
-                and view.discard.code != self._discard_expected():
-            problems.append(Problem(f"discard: expected {self._discard_expected()} on top",
-                                    zone="discard", expected=self._discard_expected(),
-                                    saw=view.discard.code or "empty"))
-        if problems:
-            return self._deviation(view, f"{driver.step.title}: the table differs from the "
-                                   "protocol", problems, self._recover(driver))
-        title = driver.step.title
-        driver.accept(reveal)
-        self._after_step()
-        return Verdict("accepted", f"{title}: done", seq=view.seq)
+        verdict = driver.judge(view, self._discard_expected(),
+                               self._hand_problems(view, driver.areas_after() | self._aside()))
+        if verdict.ok:
+            self._after_step()
+        return verdict
 
     def _discard_expected(self) -> str | None:
         assert self.game is not None
         if self.pending is not None:
             return self.pending.code
         return self.game.top.code if self.game.top else None
-
-    def _recover(self, driver: ProtocolDriver) -> str:
-        if driver.turned:
-            return ("if the camera misread a card, correct it (card_corrected); if the cards "
-                    "are wrong, the table made a mistake earlier: undo (step_undone) or abort "
-                    "the turn (abort_turn)")
-        return "redo the step as instructed, or correct a misread card (card_corrected)"
 
     def _after_step(self) -> None:
         driver = self.driver
@@ -937,21 +996,10 @@ class GameRunner:
         return {}
 
     def _hand_problems(self, view: View, on_table: dict[str, int]) -> list[Problem]:
-        """Counted hands (when the view counts them) against the public hand sizes."""
         if not view.hands or self.game is None:
             return []
-        problems = []
         sizes = {s.name: n for s, n in zip(self.game.seats, self.game.hand_sizes, strict=True)}
-        for name, count in sorted(view.hands.items()):
-            if name not in sizes:
-                problems.append(Problem(f"hands: no player called {name!r}", zone="hands"))
-                continue
-            want = sizes[name] - on_table.get(name, 0)
-            if count != want:
-                problems.append(Problem(f"hands: {name} holds {_cards(count)} face down; "
-                                        f"expected {want}: a card went back to the wrong place?",
-                                        zone="hands", expected=str(want), saw=str(count)))
-        return problems
+        return hand_problems(view.hands, sizes, on_table)
 
     def _deviation(self, view: View, message: str, problems: list[Problem],
                    recover: str) -> Verdict:
@@ -977,42 +1025,43 @@ class GameRunner:
     def _instruct_step(self, prefix: str = "") -> None:
         driver = self.driver
         assert driver is not None and self.game is not None
-        step = driver.step
-        text = self._names(step.instruction(0))
         if self.notice:
             prefix = f"{self.notice} {prefix}"
             self.notice = ""
-        highlight = driver.changes()
-        rendered = driver.rendered
-        expected = Expected(work=rendered.cells["work"], side=rendered.cells["side"],
-                            discard=self._discard_expected(),
-                            reveal=step.expect.text if step.expect else "",
-                            may_show=driver.may_show(),
-                            hands=self._hands_expected(driver.areas_after() | self._aside()))
-        self.instruction = Instruction(
-            self.turn, self.game.seats[self.game.turn].name, PHASE_PROTOCOL, prefix + text,
-            protocol=step.protocol, step=step.number, total=step.total, index=driver.index + 1,
-            context=self._names(step.context), blind=driver.blind, expected=expected,
-            highlight=highlight)
+        self.instruction = driver.instruction(
+            self.turn, self.game.seats[self.game.turn].name, prefix,
+            discard=self._discard_expected(),
+            hands=self._hands_expected(driver.areas_after() | self._aside()))
 
-    def _names(self, text: str) -> str:
-        driver = self.driver
-        if driver is None or not driver.names:
-            return text
-        return _GROUP_RE.sub(lambda m: driver.names.get(m.group(0), m.group(0)), text)
-
-
-_GROUP_RE = re.compile(r"(?:(?<=of )|(?<=below )|(?<=into ))(?:drawn|deck)\b|\bP\d+\b")
 
 
 # --------------------------------------------------------------------------- the session
 
+if TYPE_CHECKING:
+    from protocol_runner.games.checked import CheckedGame
+
+    Runner = GameRunner | CheckedGame
+
+
+def new_runner(record: Record | None = None) -> Runner:
+    """The runner for the game a setup record names: UNO's :class:`GameRunner`, or
+    :class:`~protocol_runner.games.checked.CheckedGame` for Old Maid, Sevens, Hearts and
+    Muggins. Both take the same records and answer in the same outputs; both are deterministic
+    from their inputs, so a journal or a transcript replays either."""
+    if isinstance(record, Setup) and record.game != "uno":
+        from protocol_runner.games.checked import CheckedGame  # (it builds on this module)
+
+        return CheckedGame()
+    return GameRunner()
+
+
 class Session:
-    """A :class:`GameRunner` with an optional :class:`~protocol_runner.journal.Journal`: every
-    input is journaled together with the runner's answers before they are returned."""
+    """A game's runner with an optional :class:`~protocol_runner.journal.Journal`: every input
+    is journaled together with the runner's answers before they are returned. Any game: the
+    first setup record picks the runner (:func:`new_runner`)."""
 
     def __init__(self, journal: Any = None) -> None:
-        self.runner = GameRunner()
+        self.runner: Runner = GameRunner()
         self.journal = journal
         self.replay_mismatches = 0
 
@@ -1036,13 +1085,19 @@ class Session:
         journal = Journal.open(path)
         session = cls(journal)
         for record, recorded in journal.inputs():
-            outputs = [o.to_json() for o in session.runner.feed(record)]
+            outputs = [o.to_json() for o in session.answer(record)]
             if outputs != recorded:
                 session.replay_mismatches += 1
         return session
 
+    def answer(self, record: Record) -> list[Output]:
+        """The runner's answer to ``record``, not journaled."""
+        if isinstance(record, Setup) and self.runner.setup is None:
+            self.runner = new_runner(record)
+        return self.runner.feed(record)
+
     def feed(self, record: Record) -> list[Output]:
-        outputs = self.runner.feed(record)
+        outputs = self.answer(record)
         if self.journal is not None:
             self.journal.append(record, [o.to_json() for o in outputs])
         return outputs
@@ -1051,17 +1106,16 @@ class Session:
         return self.runner.state()
 
 
-def replay(records: Iterable[tuple[Record, list[dict[str, Any]]]]) -> tuple[GameRunner,
-                                                                           list[str]]:
+def replay(records: Iterable[tuple[Record, list[dict[str, Any]]]]) -> tuple[Runner, list[str]]:
     """Feed recorded inputs to a fresh runner; return it and a line per answer that differs
     from the recorded one (an audit: same verdicts, no camera)."""
-    runner = GameRunner()
+    session = Session()
     differences = []
     for n, (record, recorded) in enumerate(records, start=1):
-        outputs = [o.to_json() for o in runner.feed(record)]
+        outputs = [o.to_json() for o in session.answer(record)]
         if outputs != recorded:
             got = [o.get("verdict", o.get("text")) for o in outputs]
             want = [o.get("verdict", o.get("text")) for o in recorded]
             differences.append(f"input {n} (seq {getattr(record, 'seq', None)}): recorded "
                                f"{want}, re-checked {got}")
-    return runner, differences
+    return session.runner, differences

@@ -83,6 +83,7 @@ class Simulation:
     transcripts: Counter[str] | None = None
     helper_deck: HelperDeck | None = None
     notes: list[str] = field(default_factory=list)
+    variant: str | None = None
 
     @property
     def runs_per_second(self) -> float:
@@ -95,6 +96,7 @@ class Simulation:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "protocol": self.protocol,
+            **({"variant": self.variant} if self.variant else {}),
             "runs": self.runs,
             "seed": self.seed,
             "shuffles": {"pile_scramble": self.costs.pile_scramble,
@@ -141,12 +143,13 @@ def run(protocol: Protocol[Any], areas: dict[str, TokenArray], runs: int,
 
 
 def _finish(name: str, table: Table, outcomes: Counter[str], seconds: float, seed: int,
-            transcripts: bool, helper_deck: HelperDeck) -> Simulation:
+            transcripts: bool, helper_deck: HelperDeck, variant: str | None = None
+            ) -> Simulation:
     histogram = None
     if transcripts:
         histogram = Counter(transcript_strings(table.transcript, VOCAB.codes(helper_deck)))
     return Simulation(name, table.runs, seed, table.costs, outcomes, seconds, histogram,
-                      helper_deck)
+                      helper_deck, variant=variant)
 
 
 def _labels(tokens: TokenArray, names: dict[int, str]) -> Counter[str]:
@@ -218,9 +221,8 @@ def simulate_lottery(valid: Sequence[int], original: bool = False, runs: int = D
     rows = np.arange(runs)
     token = np.where(selected >= 0, table.cards[rows, np.maximum(selected, 0)], EMPTY)
     names = {int(t): str(i) for i, t in enumerate(cards)} | {EMPTY: "none"}
-    name = "covert-lottery-original" if original else "covert-lottery"
-    return _finish(name, table, _labels(token, names), seconds, seed, transcripts,
-                   bit_helper_deck())
+    return _finish("covert-lottery", table, _labels(token, names), seconds, seed, transcripts,
+                   bit_helper_deck(), "original" if original else "modified")
 
 
 # ------------------------------------------------------------------------ UNO card selection
@@ -352,8 +354,10 @@ def simulate_uno(deal: UnoDeal, variant: Variant = "v2", runs: int = DEFAULT_RUN
     check_returned(table, areas)
     selected = table.area("selected")[:, 0]
     names = {i: str(c) for i, c in enumerate(VOCAB.roles + VOCAB.faces)} | {EMPTY: "none"}
-    name = "uno-draw-then-play" if deal.drawn is not None else "uno-select"
-    sim = _finish(name, table, _labels(selected, names), seconds, seed, transcripts, deck)
+    sim = _finish("uno-select", table, _labels(selected, names), seconds, seed, transcripts, deck,
+                  variant)
+    if deal.drawn is not None:
+        sim.notes.append(f"draw-then-play: only the drawn {deal.drawn} could be chosen")
     if deal.hide_remaining:
         sim.notes.append("the discard pile was one more owner group (remaining cards hidden)")
     return sim

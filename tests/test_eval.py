@@ -28,14 +28,16 @@ SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 
 @pytest.mark.parametrize(
     ("text", "names"),
-    [("names:\n  0: AS\n  1: '2S'\n", ["AS", "2S"]), ("names: [7R, BACK]\n", ["7R", "BACK"])],
+    [("names:\n  0: AS\n  1: '2S'\n", ["AS", "2S"]), ("names: [7R, BACK]\n", ["7R", "BACK"]),
+     ("path: .\nnames:\n  - \"+2B\"\n  - W # wild\ntrain: x\n", ["+2B", "W"])],
 )
 def test_read_names(tmp_path: Path, text: str, names: list[str]) -> None:
     (tmp_path / "data.yaml").write_text(text)
     assert read_names(tmp_path / "data.yaml") == names
 
 
-@pytest.mark.parametrize("text", ["nothing: here\n", "names: 5\n", ": : :\n"])
+@pytest.mark.parametrize("text", ["nothing: here\n", "names: 5\n", "names:\n  1: AS\n",
+                                  "names:\n  x: AS\n", "names: [a, b\n"])
 def test_read_names_bad(tmp_path: Path, text: str) -> None:
     (tmp_path / "data.yaml").write_text(text)
     with pytest.raises(EvalError):

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from vision.prior import PriorError, decode_reveal, hungarian
+from vision.prior import PriorError, decode_detections, decode_reveal, hungarian
 
 
 @pytest.mark.parametrize(("n", "m"), [(1, 1), (3, 3), (4, 6), (5, 5), (6, 7), (2, 5)])
@@ -76,3 +76,17 @@ def test_more_cards_than_the_multiset_flags_the_surplus() -> None:
 def test_prior_bad_input(probs: np.ndarray, allowed: list[str], message: str) -> None:
     with pytest.raises(PriorError, match=message):
         decode_reveal(probs, CLASSES, allowed)
+
+
+def test_decode_detections_replaces_codes_in_the_zone_only() -> None:
+    from vision.recognise import Detection
+
+    quad = np.float32([[0, 0], [5, 0], [5, 8], [0, 8]])
+    p_a = np.array([0.40, 0.05, 0.50, 0.05])
+    p_b = np.array([0.05, 0.90, 0.03, 0.02])
+    dets = [Detection("7R", 0.5, quad, zone="work", probs=p_a),
+            Detection("2G", 0.9, quad, zone="work", probs=p_b),
+            Detection("7R", 0.5, quad, zone="discard", probs=p_a)]
+    out, flagged = decode_detections(dets, CLASSES, ["1R", "2G"])
+    assert [d.code for d in out] == ["1R", "2G", "7R"]
+    assert out[0].confidence == pytest.approx(0.40) and flagged == []

@@ -78,7 +78,7 @@ def test_lottery_transcripts_same_for_any_valid_vectors(
 def test_lottery_outcomes_uniform(capsys: pytest.CaptureFixture[str]) -> None:
     data = run_json(capsys, "covert-lottery", "--valid", "1,1,0,1,1", "--original",
                     "--runs", "20000")
-    assert data["protocol"] == "covert-lottery-original"
+    assert (data["protocol"], data["variant"]) == ("covert-lottery", "original")
     assert set(data["outcomes"]) == {"0", "1", "3", "4"}
     assert chi2_uniform(list(data["outcomes"].values())) < chi2_critical(3)
 

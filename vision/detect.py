@@ -60,6 +60,11 @@ def card_mask(top: np.ndarray) -> np.ndarray:
     """
     hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
     violet = cv2.inRange(hsv, (122, 81, 0), (165, 255, 255))
+    # glare adds white light: saturation drops but the felt's chroma (max - min channel) stays;
+    # a bright, still clearly violet pixel is felt under glare, not a white card
+    chroma = cv2.subtract(top.max(axis=2), top.min(axis=2))
+    glare = cv2.inRange(hsv, (124, 40, 170), (160, 255, 255)) & cv2.inRange(chroma, 55, 255)
+    violet |= glare
     v = hsv[..., 2]
     # dark cards can look violet-black: estimate the felt from violet pixels of felt brightness
     sample_v = v[::4, ::4][violet[::4, ::4] > 0]

@@ -8,7 +8,8 @@ Three kinds of labelled set, one report:
   of its code is a false card;
 * a ``labels.csv`` of ``image,code`` (one card per photo): the top detection must have the code;
 * rendered table scenes (:mod:`vision.synth.scenes`) from seeds never used in training: every
-  card must be found and read, and a layout counts only if every cell of it is right. With
+  card must be found (its quad within 30% of a card width of the label's, corner by corner)
+  and read, and a layout counts only if every cell of it is right. With
   ``prior`` the reveal is also decoded jointly against its own multiset (:mod:`vision.prior`).
 """
 
@@ -119,19 +120,47 @@ def format_report(summary: dict[str, Any]) -> str:
 
 
 def read_names(data_yaml: Path) -> list[str]:
-    """Class names of a YOLO ``data.yaml`` (a list or an index → name mapping)."""
-    import yaml
+    """Class names of a YOLO ``data.yaml``: ``names: [a, b]``, a ``- a`` list or ``0: a`` lines.
 
+    Parsed by hand (only this one key is needed) so that measuring needs no YAML library.
+    """
     try:
-        data = yaml.safe_load(data_yaml.read_text())
-        names = data["names"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
-        raise EvalError(f"{data_yaml}: cannot read class names ({exc})") from exc
-    if isinstance(names, dict):
-        return [str(names[k]) for k in sorted(names, key=int)]
-    if isinstance(names, list):
-        return [str(n) for n in names]
-    raise EvalError(f"{data_yaml}: names must be a list or a mapping")
+        lines = data_yaml.read_text().splitlines()
+    except OSError as exc:
+        raise EvalError(f"{data_yaml}: cannot read ({exc.strerror})") from exc
+
+    def unquote(text: str) -> str:
+        return text.split(" #")[0].strip().strip("'\"")
+
+    for i, line in enumerate(lines):
+        if not line.startswith("names:"):
+            continue
+        rest = line[len("names:"):].strip()
+        if rest.startswith("["):
+            if not rest.endswith("]"):
+                raise EvalError(f"{data_yaml}: names list must be on one line")
+            return [unquote(x) for x in rest[1:-1].split(",") if x.strip()]
+        if rest:
+            raise EvalError(f"{data_yaml}: names must be a list or a mapping, got {rest!r}")
+        names: dict[int, str] = {}
+        listed: list[str] = []
+        for item in lines[i + 1:]:
+            if not item.startswith((" ", "\t")) or not item.strip():
+                break
+            body = item.strip()
+            if body.startswith("- "):
+                listed.append(unquote(body[2:]))
+                continue
+            key, sep, value = body.partition(":")
+            if not sep or not key.strip().isdigit():
+                raise EvalError(f"{data_yaml}: cannot read names entry {body!r}")
+            names[int(key)] = unquote(value)
+        if listed:
+            return listed
+        if names and sorted(names) == list(range(len(names))):
+            return [names[k] for k in range(len(names))]
+        raise EvalError(f"{data_yaml}: names must number the classes 0, 1, 2, ...")
+    raise EvalError(f"{data_yaml}: no names: entry")
 
 
 def _label_path(root: Path, image: Path) -> Path:
@@ -254,6 +283,7 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
         scene = render_scene(seed + k, deck=deck, fanned=fanned)
         reader.geometry = None
         reader.fanned = fanned
+        reader.reuse = False  # every scene is a new table: nothing may carry over
         view = reader.read(scene.image)
         dets = list(view.detections)
         rep.images += 1
@@ -262,9 +292,12 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
         matched: list[Detection | None] = []
         used: set[int] = set()
         for card in scene.cards:
-            cx, cy = card.quad.mean(axis=0)
-            hit = next((i for i, d in enumerate(dets) if i not in used
-                        and _contains(d, float(cx), float(cy))), None)
+            # nearest quad, corner by corner: in a fanned column a covered card's centre lies
+            # inside the cards over it too, so containment alone cannot tell them apart
+            width = float(np.linalg.norm(card.quad[1] - card.quad[0]))
+            errs = [np.linalg.norm(d.quad - card.quad, axis=1).mean() if i not in used
+                    else np.inf for i, d in enumerate(dets)]
+            hit = int(np.argmin(errs)) if errs and min(errs) < 0.3 * width else None
             if hit is not None:
                 used.add(hit)
             matched.append(None if hit is None else dets[hit])

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from vision.recognise import Detection
 
 PROB_FLOOR = 1e-6
 FLAG_BELOW = 0.2
@@ -124,3 +126,29 @@ def decode_reveal(probs: np.ndarray, classes: Sequence[str], allowed: Iterable[s
         else:
             out.append(Reading(None, 0.0, classes[k], float(probs[i, k]), True))
     return out
+
+
+def decode_detections(detections: Sequence[Detection], classes: Sequence[str],
+                      allowed: Iterable[str], zone: str | None = "work",
+                      flag_below: float = FLAG_BELOW) -> tuple[tuple[Detection, ...], list[int]]:
+    """Re-read the detections of ``zone`` (all if None) jointly against ``allowed``.
+
+    Returns the detections with those codes and confidences replaced by their legal reading and
+    its probability, and the indices of flagged detections (unlikely even at their best legal
+    reading: report them, do not trust them). Detections without probabilities are kept as read.
+    """
+    chosen = [i for i, d in enumerate(detections)
+              if d.probs is not None and (zone is None or d.zone == zone)]
+    if not chosen:
+        return tuple(detections), []
+    probs = np.array([detections[i].probs for i in chosen])
+    readings = decode_reveal(probs, classes, allowed, flag_below)
+    out = list(detections)
+    flagged = []
+    for i, r in zip(chosen, readings, strict=True):
+        d = detections[i]
+        if r.flagged:
+            flagged.append(i)
+        code = r.code if r.code is not None else d.code
+        out[i] = replace(d, code=code, confidence=r.prob if r.code is not None else 0.0)
+    return tuple(out), flagged

@@ -22,7 +22,10 @@ from vision.sources import Frame
 
 CROP_SIZE = (80, 120)
 REUSE_MM = 3.0
-REUSE_DIFF = 8.0
+REUSE_DIFF = 12.0
+"""Largest local grey-level change (5×5 blocks of a 20×30 thumbnail, global brightness removed)
+for which a card at the same place is taken to be the same card: a different digit or symbol
+changes a block by far more, sensor noise and slow lighting drift by far less."""
 STILL_DIFF = 6.0
 """A frame whose every 8×8-pixel block (at 1/8 scale) moved less than this in grey level is the
 same table as the last one: its view is reused without localising again."""
@@ -180,15 +183,14 @@ class TableReader:
             self._cache = []
             return (), 0
         crops = [crop_card(image, c.quad, CROP_SIZE) for c in cards]
-        thumbs = [cv2.resize(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), (10, 15),
-                             interpolation=cv2.INTER_AREA).astype(np.float32) for c in crops]
+        thumbs = [_thumb(c) for c in crops]
         probs: list[np.ndarray | None] = [None] * len(cards)
         if self.reuse and self._cache:
             old_centres = np.array([o.centre for o in self._cache])
             for i, (c, t) in enumerate(zip(cards, thumbs, strict=True)):
                 near = np.flatnonzero(np.linalg.norm(old_centres - c.centre_mm, axis=1) < REUSE_MM)
                 for j in near:
-                    if float(np.abs(self._cache[j].thumb - t).mean()) < REUSE_DIFF:
+                    if _same_card(self._cache[j].thumb, t):
                         probs[i] = self._cache[j].probs
                         break
         todo = [i for i, p in enumerate(probs) if p is None]
@@ -208,6 +210,16 @@ class TableReader:
                            zip(cards, thumbs, probs, strict=True)]
         out.sort(key=lambda d: -d.confidence)
         return tuple(out), len(cards) - len(todo)
+
+
+def _thumb(crop: np.ndarray) -> np.ndarray:
+    t = cv2.resize(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), (20, 30),
+                   interpolation=cv2.INTER_AREA).astype(np.float32)
+    return t - float(t.mean())
+
+
+def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
+    return float(cv2.blur(np.abs(a - b), (5, 5)).max()) < REUSE_DIFF
 
 
 def detect_still(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...]:

@@ -155,22 +155,23 @@ def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
 
 
 def locate_card(img: np.ndarray, size: tuple[int, int] = CROP_SIZE,
-                classifier: object | None = None, top: int = 6) -> Located:
+                classifier: object | None = None, margin: float = 0.15) -> Located:
     """The most card-like quad in ``img`` and its rectified portrait crop of ``size``.
 
-    With a ``classifier`` (a :class:`vision.classifier.CardClassifier`), the ``top`` geometric
-    proposals are each classified and the one the classifier is surest about wins (geometry
-    breaks ties): a crop of half a card or of the table reads as nothing in particular."""
+    Geometry decides first; with a ``classifier`` (a :class:`vision.classifier.CardClassifier`)
+    the proposals within ``margin`` of the best geometric score are each classified and the one
+    the classifier is surest about wins. Only near-ties go to the classifier because it is
+    confidently wrong on fragments (half a card's field looks like a +2 card)."""
     cands = [c for c in candidates(img) if c[2] > -0.5]
     if not cands:
         raise SingleCardError("no card-shaped region found in the image")
     if classifier is None:
         name, quad, score = cands[0]
         return Located(quad, rectify(img, quad, size), name, float(score))
-    cands = cands[:top]
+    cands = [c for c in cands if c[2] >= cands[0][2] - margin]
     crops = [rectify(img, q, size) for _, q, _ in cands]
     conf = classifier.predict(crops).max(1)  # type: ignore[attr-defined]
-    total = [float(c) + 0.15 * s for c, (_, _, s) in zip(conf, cands, strict=True)]
+    total = [float(c) + s for c, (_, _, s) in zip(conf, cands, strict=True)]
     i = int(np.argmax(total))
     return Located(cands[i][1], crops[i], cands[i][0], total[i])
 
@@ -275,7 +276,7 @@ def evaluate_single_cards(rows: list[dict[str, str]], classifier: object,
             out.append((r["image"], r["code"], "?", 0.0, r["group"]))
             continue
         if adapter is None:
-            probs = classifier.predict([loc.crop])[0]  # type: ignore[attr-defined]
+            probs = classifier.predict([loc.crop], both_ways=True)[0]  # type: ignore[attr-defined]
         else:
             probs = adapter.predict(classifier, [loc.crop])[0]  # type: ignore[attr-defined]
         if mask is not None:
@@ -296,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--deck", choices=["any", "uno", "standard"], default="any")
     ap.add_argument("--group", default=None, help="only rows whose group starts with this")
+    ap.add_argument("--source", default=None, help="only rows whose source column is this")
     ap.add_argument("--profile", type=Path, default=None, help="enrolled deck profile (.npz)")
     ap.add_argument("--enrol-group", default=None,
                     help="measure enrolment: enrol on this group's photos (kept in memory only), "
@@ -309,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = [r for r in rows if r not in enrol_rows]
     if args.group:
         rows = [r for r in rows if r["group"].startswith(args.group)]
+    if args.source:
+        rows = [r for r in rows if r.get("source") == args.source]
     allowed = None
     if args.deck != "any":
         from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES

@@ -33,14 +33,16 @@ def run(args: argparse.Namespace) -> int:
     game = runner.state().get("game") or {}
     result = {"transcript": str(args.transcript), "inputs": len(records),
               "verdicts": dict(verdicts), "same": not differences,
-              "differences": differences[:50], "winner": game.get("winner")}
+              "differences": differences[:50], "winner": game.get("winner"),
+              "result": game.get("result")}
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:
         counts = ", ".join(f"{n} {k}" for k, n in sorted(verdicts.items()))
         print(f"audit {args.transcript}: {len(records)} inputs re-checked ({counts}); "
               + ("same verdicts" if not differences else f"{len(differences)} differ")
-              + (f"; winner: {result['winner']}" if result["winner"] else ""))
+              + (f"; {result['result']}" if result["result"] else
+                 f"; winner: {result['winner']}" if result["winner"] else ""))
         for line in differences[:50]:
             print(f"  differs: {line}")
     return 0 if not differences else 1

@@ -1,14 +1,16 @@
 """``cardtable run --observations FILE [--journal DB] [--json]``: a whole game from a script.
 
 FILE is JSON Lines in the observation format (``protocol_runner/README.md``); its first record
-is the ``setup`` (players, who starts, helper deck). Every record goes through the runner; the
-instructions and verdicts are printed (``--json``: one JSON object per line, ending with a
-summary). A malformed line is refused with its line number and the game goes on; the exit code
-is then 1. With ``--journal`` every record and answer is written to a new SQLite journal first.
+is the ``setup`` (the game: uno, old-maid, sevens, hearts or muggins; players, who starts,
+helper deck). Every record goes through the runner; the instructions and verdicts are printed
+(``--json``: one JSON object per line, ending with a summary). A malformed line is refused with
+its line number and the game goes on; the exit code is then 1. With ``--journal`` every record
+and answer is written to a new SQLite journal first.
 
-``--simulate OUT`` writes such a script instead: a game on a simulated table with a perfect
-camera (``--seed``, ``--humans``, ``--virtual``, ``--hand-size``; ``--faults`` plants mistakes a
-real table makes, each followed by its recovery), then runs nothing.
+``--simulate OUT`` writes such a script instead: a game (``--game``, default uno) on a simulated
+table with a perfect camera (``--seed``, ``--humans``, ``--virtual``, ``--hand-size`` for UNO,
+``--target`` for Hearts; ``--faults`` plants mistakes a real table makes, each followed by its
+recovery), then runs nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol_runner.instructions import Instruction, Output, Verdict
-from protocol_runner.observations import ObservationError, Record, read_lines
+from protocol_runner.observations import GAMES, ObservationError, Record, read_lines
 
 
 def register(sub: Any) -> None:
@@ -33,13 +35,19 @@ def register(sub: Any) -> None:
                      help="JSON Lines: a setup record, then views and events")
     src.add_argument("--simulate", type=Path, metavar="OUT",
                      help="write the observations of a simulated game to OUT instead")
+    p.add_argument("--game", choices=GAMES, default="uno", help="--simulate: which game")
     p.add_argument("--seed", type=int, default=0, help="--simulate: random seed (default 0)")
     p.add_argument("--humans", type=int, default=2, help="--simulate: human players")
     p.add_argument("--virtual", type=int, default=2, help="--simulate: virtual players")
-    p.add_argument("--hand-size", type=int, default=7, help="--simulate: cards dealt each")
+    p.add_argument("--hand-size", type=int, default=7, help="--simulate: UNO cards dealt each")
+    p.add_argument("--target", type=int, default=None,
+                   help="--simulate: the score that ends a game of Hearts (default 100)")
     p.add_argument("--faults", default="", help="--simulate: comma-separated mistakes to "
-                   "plant (step5_misread, step6_pair, step9_theta, and_reveal, "
-                   "lottery_two_ones, invalid_play, wrong_hand, blind_view, out_of_order, undo)")
+                   "plant. UNO: step5_misread, step6_pair, step9_theta, and_reveal, "
+                   "lottery_two_ones, invalid_play, wrong_hand, blind_view, out_of_order, undo; "
+                   "the other games: om_6b, om_6c, om_6g, om_6g_pair, om_8, om_8_joker, "
+                   "om_pairs, sel_5, sel_9, sel_and, sel_lottery, invalid_play, revoke, no_fit, "
+                   "wrong_hand")
     p.add_argument("--journal", type=Path, default=None, metavar="DB",
                    help="write everything to this new SQLite journal (resume it after a crash)")
     add_output_options(p)
@@ -74,6 +82,10 @@ def simulate(args: argparse.Namespace) -> int:
 
     setup = simulated_setup(args.humans, args.virtual, args.hand_size)
     faults = [f.strip() for f in args.faults.split(",") if f.strip()]
+    if args.game != "uno":
+        return simulate_checked(args, [(p.name, p.virtual) for p in setup.players], faults)
+    if args.target is not None:
+        raise ValueError("--target is for --game hearts")
     game = TableSimulator(setup, seed=args.seed, faults=faults).play()
     game.write(args.simulate)
     result = {"type": "simulated", "file": str(args.simulate), "records": len(game.records),
@@ -87,6 +99,28 @@ def simulate(args: argparse.Namespace) -> int:
               f"{game.virtual_turns} virtual turns, {game.draw_then_play} draw-then-play, "
               f"{game.wilds_by_virtual} wilds by virtual players"
               + (f"; planted: {', '.join(game.planted)}" if game.planted else ""))
+    return 0
+
+
+def simulate_checked(args: argparse.Namespace, players: list[tuple[str, bool]],
+                     faults: list[str]) -> int:
+    """Old Maid, Sevens, Hearts or Muggins on a simulated table (``games/script.py``)."""
+    from protocol_runner.games.script import ScriptTable
+
+    if args.target is not None and args.game != "hearts":
+        raise ValueError("--target is for --game hearts")
+    script = ScriptTable(args.game, players, seed=args.seed, faults=faults,
+                         hearts_target=args.target).play()
+    script.write(args.simulate)
+    result = {"type": "simulated", "file": str(args.simulate), "game": args.game,
+              "records": len(script.records), "result": script.result,
+              "protocol_runs": script.protocol_runs, "planted": script.planted}
+    if args.json:
+        emit(result, args)
+    else:
+        print(f"wrote {len(script.records)} records to {args.simulate}: {args.game}, "
+              f"{script.result}; {script.protocol_runs} protocol runs"
+              + (f"; planted: {', '.join(script.planted)}" if script.planted else ""))
     return 0
 
 
@@ -144,14 +178,17 @@ def emit(obj: dict[str, Any], args: argparse.Namespace) -> None:
         print(f"summary: {obj['records']} records: " + ", ".join(
             f"{counts.get(k, 0)} {k}" for k in ("accepted", "deviation", "refused"))
             + (f", {obj['bad_lines']} malformed lines" if obj["bad_lines"] else "")
-            + f"; phase: {obj['phase']}; turn {obj['turn_number']}"
-            + (f"; winner: {obj['winner']}" if obj["winner"] else ""), flush=True)
+            + f"; {obj['game']}, phase: {obj['phase']}; turn {obj['turn_number']}"
+            + (f"; {obj['result']}" if obj["result"] else
+               f"; winner: {obj['winner']}" if obj["winner"] else ""), flush=True)
 
 
 def summarise(session: Any, counts: Counter[str], bad_lines: int) -> dict[str, Any]:
     state = session.state()
     game = state.get("game") or {}
-    return {"type": "summary", "records": sum(counts.values()), "verdicts": dict(counts),
-            "bad_lines": bad_lines, "phase": state["phase"], "turn_number": state["turn_number"],
-            "winner": game.get("winner"), "hand_sizes": {p["name"]: p["hand_size"]
-                                                         for p in game.get("players", [])}}
+    setup = session.runner.setup
+    return {"type": "summary", "game": setup.game if setup else None,
+            "records": sum(counts.values()), "verdicts": dict(counts), "bad_lines": bad_lines,
+            "phase": state["phase"], "turn_number": state["turn_number"],
+            "winner": game.get("winner"), "result": game.get("result"),
+            "hand_sizes": {p["name"]: p["hand_size"] for p in game.get("players", [])}}

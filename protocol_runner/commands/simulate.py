@@ -155,8 +155,9 @@ def _exact(args: argparse.Namespace) -> int:
         branches = exact.lottery_branches(valid, args.original)
         outcome = exact.lottery_outcomes(branches, len(valid))
     out: dict[str, Any] = {
-        "protocol": args.protocol if not getattr(args, "original", False)
-        else "covert-lottery-original",
+        "protocol": args.protocol,
+        **({"variant": "original" if args.original else "modified"}
+           if args.protocol == "covert-lottery" else {}),
         "exact": True,
         "shuffles": {"pile_scramble": branches.table.costs.pile_scramble,
                      "random_bisection_cut": branches.table.costs.random_bisection_cut},

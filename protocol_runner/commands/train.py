@@ -20,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "train", help="regenerate training renders and retrain the card classifier (needs .[train])"
     )
-    p.add_argument("--out", type=Path, default=Path("models"), help="where the ONNX model goes")
+    p.add_argument("--out", type=Path, default=None,
+                   help="where the ONNX model goes (default models/, with --quick RUNS/quick)")
     p.add_argument("--runs", type=Path, default=Path("runs"), help="scratch dir for data and runs")
     p.add_argument("--imgsz", type=int, default=64, help="classifier input size (pixels)")
     p.add_argument("--epochs", type=int, default=None, help="override the number of epochs")
@@ -41,10 +42,11 @@ def run(args: argparse.Namespace) -> int:
     recipe = QUICK if args.quick else FULL
     if args.imgsz < 32 or args.imgsz > 256:
         raise ValueError(f"--imgsz {args.imgsz} out of range: use 32 to 256")
-    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out or (args.runs / "quick" if args.quick else Path("models"))
+    out.mkdir(parents=True, exist_ok=True)
     args.runs.mkdir(parents=True, exist_ok=True)
     meta = train_classifier(
-        args.out, args.runs.resolve(), args.imgsz, recipe["per_class"],
+        out, args.runs.resolve(), args.imgsz, recipe["per_class"],
         args.epochs or recipe["epochs"], workers=args.workers,
         log=lambda m: print(f"cardtable train: {m}", file=sys.stderr),
     )

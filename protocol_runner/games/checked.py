@@ -22,7 +22,6 @@ scores more (left on a tie), for every player alike. The runner knows only publi
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -33,24 +32,34 @@ from protocol_runner.games.dominoes import DominoState
 from protocol_runner.games.hearts import GAME_OVER_AT, HeartsState, hearts_deck
 from protocol_runner.games.old_maid import OldMaidState
 from protocol_runner.games.sevens import SevensState, sevens_deck
-from protocol_runner.helpers import HelperDeck, default_uno_helper_deck
-from protocol_runner.instructions import Problem, Verdict
-from protocol_runner.machine import VOCAB, Protocol, Reveal
-from protocol_runner.observations import Event, Record, Setup, View
+from protocol_runner.helpers import (
+    ALPHA,
+    BETA,
+    DUMMY,
+    HelperDeck,
+    HelperDeckError,
+    default_uno_helper_deck,
+    icard,
+    theta,
+)
+from protocol_runner.instructions import REVEAL, Expected, Instruction, Output, Problem, Verdict
+from protocol_runner.machine import VOCAB, Protocol
+from protocol_runner.observations import Event, ObservationError, Record, Setup, View
 from protocol_runner.protocols.card_selection import Group, card_selection
 from protocol_runner.protocols.old_maid import (
     NAME as REMOVAL,
 )
 from protocol_runner.protocols.old_maid import (
+    RemovalInputError,
     default_old_maid_helper_deck,
     old_maid_removal,
 )
-from protocol_runner.runner import ProtocolDriver
+from protocol_runner.runner import PHASE_PROTOCOL, ProtocolDriver, hand_problems
 
 GAMES = ("old-maid", "sevens", "hearts", "muggins")
 
+PHASE_SETUP = "setup"
 PHASE_HUMAN = "human move"
-PHASE_PROTOCOL = "protocol"
 PHASE_SELECTED = "play selected"
 PHASE_VIRTUAL_DRAW = "virtual draw"
 PHASE_LAY_DOWN = "lay down pairs"
@@ -63,26 +72,32 @@ GameState = OldMaidState | SevensState | HeartsState | DominoState
 class CheckedGame:
     """One game of Old Maid, Sevens, Hearts or Muggins, fed one record at a time.
 
-    ``feed(record)`` returns the :class:`Verdict`; ``instruction`` says what the table must do
-    now. Bad or untimely input gets a ``deviation`` (the table differs from what the rules or
-    the protocol allow) or ``refused`` verdict and changes nothing.
+    The same interface as the UNO :class:`~protocol_runner.runner.GameRunner`, so that one
+    :class:`~protocol_runner.runner.Session` (journal, resume, audit, the dashboard) serves every
+    game: ``feed(record)`` returns ``[Verdict, Instruction?]`` (the instruction when the table
+    has something new to do), ``instruction`` says what the table must do now, ``state()`` is a
+    JSON-able snapshot. Bad or untimely input gets a ``deviation`` (the table differs from what
+    the rules or the protocol allow) or ``refused`` verdict and changes nothing.
     """
 
-    def __init__(self, hearts_target: int = GAME_OVER_AT) -> None:
-        self.hearts_target = hearts_target  # Hearts ends at 100 points unless agreed otherwise
+    def __init__(self) -> None:
         self.setup: Setup | None = None
-        self.game = ""
-        self.state: GameState | None = None
-        self.phase = ""
+        self.game_name = ""
+        self.game: GameState | None = None
+        self.phase = PHASE_SETUP
+        self.turn = 0  # moves begun (a number for screens and journals, like UNO's turns)
         self.driver: ProtocolDriver | None = None
         self.purpose = ""
         self.helper_deck = HelperDeck({})
         self.shown: str | None = None  # the discard cell's code, as last accepted
         self.removed: list[Card] = []  # pairs opened in the removal protocol under way
-        self.instruction = "Waiting for the setup record."
+        self.instruction: Instruction | None = None
+        self.verdict: Verdict | None = None
+        self.notice = ""  # said before the next instruction (e.g. a new Hearts round)
         self.last_view: View | None = None
         self.last_seq: int | None = None
         self.log: list[str] = []
+        self.timeline: list[dict[str, Any]] = []
         self.deals = 0  # Muggins: how often the tiles were dealt again (nobody held a doublet)
 
     # ------------------------------------------------------------------------------ public
@@ -102,7 +117,7 @@ class CheckedGame:
 
     def result(self) -> str:
         """Who won (or lost, in Old Maid), in words."""
-        state = self.state
+        state = self.game
         if not self.over or state is None:
             return "the game is not over"
         if isinstance(state, OldMaidState):
@@ -115,26 +130,71 @@ class CheckedGame:
         winners = " and ".join(self.names[w] for w in state.winners)
         return f"{winners} win{'s' if len(state.winners) == 1 else ''} ({scores})"
 
-    def feed(self, record: Record) -> Verdict:
+    def feed(self, record: Record) -> list[Output]:
+        """Take one input; return the verdict and, if the table must do something new, the
+        instruction. Bad or untimely input is refused with a message; state stays intact."""
         seq = None if isinstance(record, Setup) else record.seq
+        before = self.instruction
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
-            return Verdict("refused", f"observation {seq} arrived after {self.last_seq}: out of "
-                           "order, ignored", seq=seq)
-        try:
-            verdict = self._dispatch(record)
-        except GameRuleError as exc:
-            verdict = Verdict("deviation", str(exc), seq=seq,
-                              recover="take the card back and make a move the rules allow")
+            verdict = Verdict("refused", f"observation {seq} arrived after {self.last_seq}: out "
+                              "of order, ignored", seq=seq)
+        else:
+            try:
+                verdict = self._dispatch(record)
+            except GameRuleError as exc:
+                verdict = Verdict("deviation", str(exc), seq=seq,
+                                  recover="take the card back and make a move the rules allow")
+            except ObservationError as exc:  # e.g. a correction of a cell that does not exist
+                verdict = Verdict("refused", str(exc), seq=seq)
         if seq is not None and verdict.kind != "refused":
             self.last_seq = seq
         self.log.append(f"{verdict.kind}: {verdict.message}")
-        return verdict
+        self.verdict = verdict
+        out: list[Output] = [verdict]
+        if self.instruction is not None and self.instruction is not before:
+            out.append(self.instruction)
+        return out
+
+    def state(self) -> dict[str, Any]:
+        """Everything public, for a screen (the same keys as the UNO runner's ``state()``):
+        players with hand sizes, whose move, scores, the card or tile played last, the result,
+        the current instruction and expectation, the last verdict, the timeline."""
+        instr = self.instruction
+        return {"phase": self.phase, "turn_number": self.turn, "game": self._game_json(),
+                "instruction": instr.to_json() if instr else None,
+                "expectation": instr.expected.to_json() if instr else None,
+                "blind": instr.blind if instr else None,
+                "last_verdict": self.verdict.to_json() if self.verdict else None,
+                "last_seq": self.last_seq, "timeline": list(self.timeline)}
+
+    def _game_json(self) -> dict[str, Any] | None:
+        state = self.game
+        if state is None:
+            return None
+        players = [{"name": n, "type": "virtual" if v else "human", "hand_size": size}
+                   for n, v, size in zip(self.names, self.virtual, self._sizes(), strict=True)]
+        out: dict[str, Any] = {"name": self.game_name, "players": players,
+                               "turn": None if self.over else self._who(),
+                               "top": self.shown, "discard": [self.shown] if self.shown else [],
+                               "over": self.over, "result": self.result() if self.over else None,
+                               "winner": None, "loser": None}
+        if isinstance(state, OldMaidState):
+            out["loser"] = self.names[state.loser] if state.loser is not None else None
+        elif isinstance(state, SevensState):
+            out["winner"] = self.names[state.winner] if state.winner is not None else None
+        else:
+            out["scores"] = dict(zip(self.names, state.scores, strict=True))
+            if self.over:
+                out["winner"] = " and ".join(self.names[w] for w in state.winners)
+        if isinstance(state, DominoState):
+            out["boneyard"] = state.boneyard
+        return out
 
     # ---------------------------------------------------------------------------- dispatch
     def _dispatch(self, record: Record) -> Verdict:
         if isinstance(record, Setup):
             return self._setup(record)
-        if self.state is None:
+        if self.game is None:
             return Verdict("refused", "no setup record yet: the first record must say who plays",
                            seq=record.seq)
         if self.over:
@@ -149,44 +209,58 @@ class CheckedGame:
             return Verdict("refused", "the game is already set up")
         if setup.game not in GAMES:
             return Verdict("refused", f"this runner plays {', '.join(GAMES)}, not {setup.game}")
-        self.setup, self.game = setup, setup.game
-        virtual = self.virtual
-        if setup.helper_deck:
-            self.helper_deck = HelperDeck.from_mapping(setup.helper_deck)
-        elif setup.game == "old-maid":
-            self.helper_deck = default_old_maid_helper_deck(len(virtual))
-        else:
-            self.helper_deck = default_uno_helper_deck(len(virtual) + 1)
-        starts: dict[str, Callable[[list[bool]], GameState]] = {
-            "old-maid": OldMaidState.start, "sevens": SevensState.start,
-            "hearts": lambda v: HeartsState.start(v, self.hearts_target),
-            "muggins": DominoState.start}
-        self.state = starts[setup.game](virtual)
+        virtual = [p.virtual for p in setup.players]
+        try:
+            if setup.helper_deck:
+                helper = HelperDeck.from_mapping(setup.helper_deck)
+            elif setup.game == "old-maid":
+                helper = default_old_maid_helper_deck(len(virtual))
+            else:
+                helper = default_uno_helper_deck(len(virtual) + 1)
+            starts: dict[str, Callable[[list[bool]], GameState]] = {
+                "old-maid": OldMaidState.start, "sevens": SevensState.start,
+                "hearts": lambda v: HeartsState.start(v, setup.target or GAME_OVER_AT),
+                "muggins": DominoState.start}
+            game = starts[setup.game](virtual)
+            n = len(virtual)
+            roles = ([icard(i) for i in range(1, n + 1)] + [DUMMY] if setup.game == "old-maid"
+                     else [ALPHA, BETA, *(theta(i) for i in range(1, n + 2))])
+            for role in roles:  # every role a protocol of this game may need, before it starts
+                helper.card(role)
+        except (HelperDeckError, GameRuleError, RemovalInputError) as exc:
+            return Verdict("refused", f"setup: {exc}")
+        self.setup, self.game_name, self.helper_deck, self.game = setup, setup.game, helper, game
         self._begin()
         who = ", ".join(f"{p.name} ({'virtual' if p.virtual else 'human'})"
                         for p in setup.players)
         return Verdict("accepted", f"{setup.game} set up: {who}")
 
     def _sizes(self) -> tuple[int, ...]:
-        state = self.state
+        state = self.game
         assert state is not None
         return state.sizes() if isinstance(state, HeartsState) else state.sizes
 
     def _hand_problems(self, view: View, on_table: dict[str, int]) -> list[Problem]:
-        """Counted hands (when the view counts them) against the public hand sizes, less the
-        cards of each player lying on the table: a card put back into the wrong hand shows."""
-        problems = []
-        sizes = dict(zip(self.names, self._sizes(), strict=True))
-        for name, count in sorted(view.hands.items()):
-            if name not in sizes:
-                problems.append(Problem(f"hands: no player called {name!r}", zone="hands"))
-                continue
-            want = sizes[name] - on_table.get(name, 0)
-            if count != want:
-                problems.append(Problem(f"hands: {name} holds {count} cards face down; expected "
-                                        f"{want}: a card went back to the wrong place?",
-                                        zone="hands", expected=str(want), saw=str(count)))
-        return problems
+        return hand_problems(view.hands, dict(zip(self.names, self._sizes(), strict=True)),
+                             on_table)
+
+    def _hands_expected(self, on_table: dict[str, int]) -> dict[str, int]:
+        """The virtual players' face-down hands a view should count (their hands lie on the
+        table; humans hold theirs)."""
+        return {n: size - on_table.get(n, 0) for n, v, size in
+                zip(self.names, self.virtual, self._sizes(), strict=True) if v}
+
+    def _say(self, text: str, discard: str | None = None, reveal: str = "") -> None:
+        """The instruction for a move outside a protocol: ``discard`` is the code the discard
+        cell should show next (``?`` where the move puts a new card there)."""
+        if self.notice:
+            text = f"{self.notice} {text}"
+            self.notice = ""
+        aside = {self._who(): 1} if self.phase == PHASE_SELECTED else {}
+        self.instruction = Instruction(
+            self.turn, "" if self.over else self._who(), self.phase, text,
+            expected=Expected(discard=discard if discard is not None else self.shown,
+                              reveal=reveal, hands=self._hands_expected(aside)))
 
     def _view(self, view: View) -> Verdict:
         if self.phase == PHASE_PROTOCOL:
@@ -216,7 +290,7 @@ class CheckedGame:
         return self.names[self._seat()]
 
     def _seat(self) -> int:
-        state = self.state
+        state = self.game
         assert state is not None
         if isinstance(state, OldMaidState) and state.to_remove:
             return self._next_remover()
@@ -228,31 +302,41 @@ class CheckedGame:
                        recover=recover)
 
     # --------------------------------------------------------------------------- turns
-    def _begin(self) -> None:
-        """Decide what the table does next: a human's move, or a virtual player's protocol."""
-        state = self.state
+    def _begin(self, again: bool = False) -> None:
+        """Decide what the table does next: a human's move, or a virtual player's protocol
+        (``again``: the same move once more, after an aborted protocol)."""
+        state = self.game
         assert state is not None
         self.driver = None
+        if not again and not (isinstance(state, DominoState) and state.redeal):
+            self.turn += 1
         if isinstance(state, OldMaidState):
             self._begin_old_maid(state)
             return
         if isinstance(state, DominoState) and state.redeal:
-            self.state = DominoState.start(self.virtual)
+            self.game = DominoState.start(self.virtual)
             self.deals += 1
             self.log.append("nobody holds a doublet: all tiles are shuffled and dealt again")
             self.shown = None
             self._begin()
             return
         if state.over:
-            self.phase = PHASE_OVER
-            self.instruction = f"The game is over: {self.result()}."
+            self._game_over()
             return
         seat = state.turn
         if self.virtual[seat]:
             self._start_selection(seat)
             return
         self.phase = PHASE_HUMAN
-        self.instruction = f"{self.names[seat]}: {self._human_move_text(state)}"
+        self._say(self._human_move_text(state), discard=REVEAL)
+
+    def _game_over(self) -> None:
+        self.phase = PHASE_OVER
+        self.timeline.append({"turn": self.turn, "event": self.result()})
+        self._say(f"The game is over: {self.result()}.")
+
+    def _moved(self, who: str, what: str) -> None:
+        self.timeline.append({"turn": self.turn, "player": who, "event": what})
 
     def _human_move_text(self, state: GameState) -> str:
         if isinstance(state, SevensState):
@@ -271,7 +355,7 @@ class CheckedGame:
     def _played(self, view: View, card: Card) -> Verdict:
         """A new card on the table: the move of the player to move (human, or the card the
         protocol selected for a virtual player)."""
-        state = self.state
+        state = self.game
         assert state is not None and not isinstance(state, OldMaidState)
         seat, who = state.turn, self.names[state.turn]
         try:
@@ -287,15 +371,15 @@ class CheckedGame:
                    "turn (abort_turn) to run it again")
             return self._deviation(view, f"{who} cannot play {card}", [Problem(
                 f"discard: {exc}", zone="discard", saw=card.code)], how)
-        self.state, self.shown = new, card.code
-        new_round = isinstance(new, HeartsState) and isinstance(state, HeartsState) \
-            and new.round != state.round
-        if new_round:  # the cards are gathered and dealt again: the table is empty
+        self.game, self.shown = new, card.code
+        self._moved(who, f"played {card}")
+        if isinstance(new, HeartsState) and isinstance(state, HeartsState) \
+                and new.round != state.round:  # the cards are gathered and dealt again
             self.shown = None
+            if not new.over:
+                self.notice = ("Round over; gather the cards, shuffle and deal 13 to each "
+                               "player.")
         self._begin()
-        if new_round and not self.over:
-            self.instruction = (f"Round over; gather the cards, shuffle and deal 13 to each "
-                                f"player. {self.instruction}")
         return Verdict("accepted", f"{who} played {card}", seq=view.seq)
 
     # --------------------------------------------------------------------------- events
@@ -312,29 +396,32 @@ class CheckedGame:
                            problems=verdict.problems, recover=verdict.recover)
         if self.phase == PHASE_PROTOCOL:
             return self._protocol_event(event)
-        state = self.state
+        state = self.game
         who = self._who()
         if event.event == "pass" and self.phase in (PHASE_HUMAN, PHASE_LAY_DOWN):
             if isinstance(state, OldMaidState):
-                self.state = state.after_removal(self._seat(), [])
+                self.game = state.after_removal(self._seat(), [])
             elif isinstance(state, SevensState | DominoState):
-                self.state = state.after_pass(state.turn)
+                self.game = state.after_pass(state.turn)
             else:
                 return Verdict("refused", "in Hearts a card is always played", seq=seq)
+            self._moved(who, "passed")
             self._begin()
             return Verdict("accepted", f"{who} passed", seq=seq)
         if event.event == "drew":
             if isinstance(state, DominoState) and self.phase in (PHASE_HUMAN,
                                                                 PHASE_VIRTUAL_DRAW):
-                self.state = state.after_draw(state.turn)
+                self.game = state.after_draw(state.turn)
+                self._moved(who, "drew a tile")
                 if self.phase == PHASE_VIRTUAL_DRAW:
                     self._start_selection(state.turn)
                 else:
-                    self.instruction = f"{who}: {self._human_move_text(self.state)}"
+                    self._say(self._human_move_text(self.game), discard=REVEAL)
                 return Verdict("accepted", f"{who} drew a tile", seq=seq)
             if isinstance(state, OldMaidState) and self.phase == PHASE_DRAW:
                 source = self.names[state.next_in_game(state.turn)]
-                self.state = state.after_draw(state.turn)
+                self.game = state.after_draw(state.turn)
+                self._moved(who, f"drew a card from {source}")
                 self._begin()
                 return Verdict("accepted", f"{who} drew a card from {source}", seq=seq)
         return Verdict("refused", f"{event.event} does not apply now ({self.phase}, {who} to "
@@ -349,13 +436,14 @@ class CheckedGame:
         self.phase = PHASE_PROTOCOL
         self._instruct_step()
 
-    def _instruct_step(self) -> None:
+    def _instruct_step(self, prefix: str = "") -> None:
         driver = self.driver
         assert driver is not None
-        blind = " (camera off: shuffle; say 'shuffle done')" if driver.blind == "shuffle" else ""
-        text = re.sub(r"\bP(\d+)\b", lambda m: driver.names.get(m[0], m[0]),
-                      driver.step.instruction(0))
-        self.instruction = f"[{driver.step.title}] {text}{blind}"
+        if self.notice:
+            prefix = f"{self.notice} {prefix}"
+            self.notice = ""
+        self.instruction = driver.instruction(self.turn, self._who(), prefix, discard=self.shown,
+                                              hands=self._hands_expected(driver.areas_after()))
 
     def _order_from(self, seat: int) -> list[int]:
         n = len(self.names)
@@ -364,7 +452,7 @@ class CheckedGame:
     def _start_selection(self, seat: int) -> None:
         """The card selection protocol for the virtual player at ``seat``: its hand is group 1,
         then every other hand clockwise, then the boneyard (Muggins)."""
-        state = self.state
+        state = self.game
         assert state is not None and not isinstance(state, OldMaidState)
         order = self._order_from(seat)
         sizes = state.sizes() if isinstance(state, HeartsState) else state.sizes
@@ -386,7 +474,7 @@ class CheckedGame:
         for i, g in enumerate(groups, start=1):
             names[f"group{i}"] = names[g.name]
         original = isinstance(state, HeartsState)
-        name = f"{self.game} card selection" + (" (original lottery)" if original else "")
+        name = f"{self.game_name} card selection" + (" (original lottery)" if original else "")
 
         def factory() -> Protocol[Any]:
             return card_selection(groups, remaining, valid, name=name, original=original)
@@ -395,8 +483,7 @@ class CheckedGame:
 
     def _begin_old_maid(self, state: OldMaidState) -> None:
         if state.phase == "over":
-            self.phase = PHASE_OVER
-            self.instruction = f"The game is over: {self.result()}."
+            self._game_over()
             return
         if state.to_remove:
             seat = self._next_remover()
@@ -404,8 +491,8 @@ class CheckedGame:
                 self._start_removal(seat)
                 return
             self.phase = PHASE_LAY_DOWN
-            self.instruction = (f"{self.names[seat]}: lay your pairs face up in the side area, "
-                                "one pair per column (or pass if you hold none).")
+            self._say("Lay your pairs face up in the side area, one pair per column (or pass if "
+                      "you hold none).", reveal="pairs of one rank, one per side column")
             return
         seat, source = state.turn, state.next_in_game(state.turn)
         self.phase = PHASE_DRAW
@@ -413,19 +500,18 @@ class CheckedGame:
             how = (f"{self.names[source]} shuffles their hand face down; take one card at random "
                    if not self.virtual[source] else
                    f"shuffle {self.names[source]}'s hand face down, take one card at random ")
-            self.instruction = f"{how}into {self.names[seat]}'s hand, unseen; say 'drew'."
+            self._say(f"{how}into {self.names[seat]}'s hand, unseen; say 'drew'.")
         else:
-            self.instruction = (f"{self.names[seat]}: draw one card from {self.names[source]}'s "
-                                "hand; say 'drew'.")
+            self._say(f"Draw one card from {self.names[source]}'s hand; say 'drew'.")
 
     def _next_remover(self) -> int:
         """Humans lay down their pairs first, then each virtual player runs the protocol."""
-        state = self.state
+        state = self.game
         assert isinstance(state, OldMaidState)
         return min(state.to_remove, key=lambda i: (self.virtual[i], i))
 
     def _start_removal(self, seat: int) -> None:
-        state = self.state
+        state = self.game
         assert isinstance(state, OldMaidState)
         order = self._order_from(seat)
         sizes = [state.sizes[s] for s in order]
@@ -440,34 +526,21 @@ class CheckedGame:
     def _protocol_view(self, view: View) -> Verdict:
         driver = self.driver
         assert driver is not None
-        if driver.blind == "shuffle":
-            return Verdict("refused", f"blind window: {driver.step.title} is a shuffle; the "
-                           "camera must not look until an operator says 'shuffle done'",
-                           seq=view.seq)
-        problems, reveal = driver.check(view)
-        problems += self._hand_problems(view, driver.areas_after())
-        if view.discard.code != self.shown:
-            problems.append(Problem(f"discard: expected {self.shown or 'nothing'} on top",
-                                    zone="discard", expected=self.shown,
-                                    saw=view.discard.code or "empty"))
-        if problems:
-            how = ("if the camera misread a card, correct it (card_corrected); if the cards are "
-                   "wrong, undo (step_undone) or abort the turn (abort_turn)"
-                   if driver.turned else "redo the step as instructed")
-            return self._deviation(view, f"{driver.step.title}: the table differs from the "
-                                   "protocol", problems, how)
-        title = driver.step.title
-        self._accept(reveal)
-        return Verdict("accepted", f"{title}: done", seq=view.seq)
+        step = driver.step
+        verdict = driver.judge(view, self.shown, self._hand_problems(view, driver.areas_after()))
+        if verdict.ok:
+            sent = driver.history[-1]
+            if sent is not None and step.protocol == REMOVAL and step.number == "6g" \
+                    and step.expect is not None and step.expect.words is not None:
+                # the pairs just opened leave the game
+                self.removed += [card for t in sent.tokens[0]
+                                 if isinstance(card := VOCAB.item(int(t)), Card)]
+            self._after_step()
+        return verdict
 
-    def _accept(self, reveal: Reveal | None) -> None:
+    def _after_step(self) -> None:
         driver = self.driver
         assert driver is not None
-        step = driver.step
-        if reveal is not None and step.protocol == REMOVAL and step.number == "6g" \
-                and step.expect is not None and step.expect.words is not None:
-            self.removed += [VOCAB.item(int(t)) for t in reveal.tokens[0]]  # type: ignore[misc]
-        driver.accept(reveal)
         if driver.done:
             self._finish_protocol()
         else:
@@ -483,19 +556,17 @@ class CheckedGame:
                                f"{driver.step.title}", seq=seq)
             title = driver.step.title
             driver.shuffle_done()
-            if driver.done:
-                self._finish_protocol()
-            else:
-                self._instruct_step()
+            self._after_step()
             return Verdict("accepted", f"{title}: shuffle done", seq=seq)
         if event.event == "step_undone":
             if not driver.undo():
                 return Verdict("refused", "nothing to undo: this is the protocol's first step",
                                seq=seq)
-            self._instruct_step()
+            self._instruct_step(prefix="Undone. ")
             return Verdict("accepted", "back one step", seq=seq)
         if event.event == "abort_turn":
-            self._begin()
+            self.notice = "Turn aborted: put every card back where it came from, then start again."
+            self._begin(again=True)
             return Verdict("accepted", "protocol restarted: put every card back where it "
                            "came from first", seq=seq)
         return Verdict("refused", f"{event.event} does not apply during a protocol", seq=seq)
@@ -503,30 +574,31 @@ class CheckedGame:
     def _finish_protocol(self) -> None:
         driver = self.driver
         assert driver is not None
-        state = self.state
+        state = self.game
         if isinstance(state, OldMaidState):
-            self.state = state.after_removal(self._next_remover(), self.removed)
+            self.game = state.after_removal(self._next_remover(), self.removed)
             self._begin()
             return
         assert state is not None
         seat = state.turn
         if driver.areas["selected"]:
             self.phase = PHASE_SELECTED
-            self.instruction = (f"Turn the selected card face up and play it for "
-                                f"{self.names[seat]}.")
+            self._moved(self.names[seat], "selected a card")
+            self._say(f"Turn the selected card face up and play it for {self.names[seat]}.",
+                      discard=REVEAL)
             return
         if isinstance(state, DominoState) and state.called is None and state.boneyard:
             self.phase = PHASE_VIRTUAL_DRAW
-            self.instruction = (f"{self.names[seat]} has no tile that fits: draw one from the "
-                                "boneyard into its hand, face down, unseen; say 'drew'.")
+            self._say(f"{self.names[seat]} has no tile that fits: draw one from the boneyard "
+                      "into its hand, face down, unseen; say 'drew'.")
             return
         assert isinstance(state, SevensState | DominoState)
-        self.state = state.after_pass(seat)
+        self.game = state.after_pass(seat)
         self._begin()
 
     # --------------------------------------------------------------------------- Old Maid
     def _lay_down(self, view: View) -> Verdict:
-        state = self.state
+        state = self.game
         assert isinstance(state, OldMaidState)
         seat = self._next_remover()
         if view.discard.code is not None:
@@ -548,7 +620,8 @@ class CheckedGame:
             return self._deviation(view, f"{self.names[seat]} laid down cards that are not "
                                    "pairs", problems, "take back the cards that are not pairs")
         cards = [parse_card(c) for col in columns for c in col]
-        self.state = state.after_removal(seat, cards)
+        self.game = state.after_removal(seat, cards)
+        self._moved(self.names[seat], "laid down " + " ".join(map(str, cards)))
         self._begin()
         return Verdict("accepted", f"{self.names[seat]} laid down "
                        + " ".join(map(str, cards)), seq=view.seq)

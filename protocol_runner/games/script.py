@@ -34,6 +34,7 @@ from protocol_runner.games.dominoes import TILES_EACH, DominoState
 from protocol_runner.games.hearts import HeartsState, hearts_deck
 from protocol_runner.games.old_maid import OldMaidState, old_maid_deck, remove_pairs
 from protocol_runner.games.sevens import SevensState, sevens_deck
+from protocol_runner.instructions import Verdict
 from protocol_runner.machine import EMPTY, VOCAB, BisectionCut, PileScramble, Table, Take, Turn
 from protocol_runner.observations import Cell, Event, PlayerSpec, Record, Setup, View, dumps
 
@@ -82,14 +83,15 @@ class ScriptTable:
 
     def __init__(self, game: str, players: Iterable[tuple[str, bool]], seed: int = 0,
                  faults: Iterable[str] = (), max_records: int = 200_000,
-                 hearts_target: int = 100) -> None:
+                 hearts_target: int | None = None) -> None:
         unknown = [f for f in faults if f not in FAULTS]
         if unknown:
             raise ValueError(f"unknown fault(s) {unknown}; known: {', '.join(FAULTS)}")
-        self.setup = Setup(players=tuple(PlayerSpec(n, v) for n, v in players), game=game)
+        self.setup = Setup(players=tuple(PlayerSpec(n, v) for n, v in players), game=game,
+                           target=hearts_target if game == "hearts" else None)
         self.rng = np.random.default_rng(seed)
         self.faults = list(faults)
-        self.runner = CheckedGame(hearts_target)
+        self.runner = CheckedGame()
         self.out = Script()
         self.seq = 0
         self.max_records = max_records
@@ -132,7 +134,7 @@ class ScriptTable:
         return self.out
 
     def _deal_number(self) -> int:
-        state = self.runner.state
+        state = self.runner.game
         if isinstance(state, HeartsState):
             return state.round
         return self.runner.deals
@@ -150,7 +152,8 @@ class ScriptTable:
             self.hands, self.boneyard = deal(domino_set(), n, self.rng, TILES_EACH)
 
     def _feed(self, record: Record, expect: str = "accepted") -> str:
-        verdict = self.runner.feed(record)
+        verdict = self.runner.feed(record)[0]
+        assert isinstance(verdict, Verdict)
         if verdict.kind != expect:
             raise ScriptError(f"{dumps(record)[:300]} got {verdict.kind}: {verdict.message} "
                               f"{[p.message for p in verdict.problems]} (wanted {expect})")
@@ -199,7 +202,7 @@ class ScriptTable:
 
     # ------------------------------------------------------------------------ human moves
     def _human(self) -> None:
-        state = self.runner.state
+        state = self.runner.game
         seat = state.turn  # type: ignore[union-attr]
         hand = self.hands[seat]
         if isinstance(state, SevensState):
@@ -230,20 +233,20 @@ class ScriptTable:
 
     def _play(self, card: Card | None) -> None:
         assert card is not None
-        state = self.runner.state
+        state = self.runner.game
         seat = state.turn  # type: ignore[union-attr]
         self.hands[seat].remove(card)
         self.selected = None
         self._feed(self._view(discard=card.code))
 
     def _draw_tile(self) -> None:
-        state = self.runner.state
+        state = self.runner.game
         assert isinstance(state, DominoState)
         self.hands[state.turn].append(self.boneyard.pop())
         self._feed(self._event("drew"))
 
     def _lay_down(self) -> None:
-        state = self.runner.state
+        state = self.runner.game
         assert isinstance(state, OldMaidState)
         seat = self.runner._next_remover()
         kept, removed = remove_pairs(self.hands[seat])
@@ -258,7 +261,7 @@ class ScriptTable:
         self._feed(self._view(side=pairs))
 
     def _old_maid_draw(self) -> None:
-        state = self.runner.state
+        state = self.runner.game
         assert isinstance(state, OldMaidState)
         seat, source = state.turn, state.next_in_game(state.turn)
         pick = int(self.rng.integers(len(self.hands[source])))  # a shuffle, then a card
@@ -269,7 +272,7 @@ class ScriptTable:
     def _start_table(self) -> Table:
         """The true table for the protocol the runner just started: the areas as groups."""
         runner = self.runner
-        state = runner.state
+        state = runner.game
         assert state is not None
         seat = runner._next_remover() if isinstance(state, OldMaidState) else state.turn
         n = len(self.hands)

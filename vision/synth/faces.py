@@ -94,7 +94,7 @@ def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
         field=field,
         border=float(rng.uniform(0.045, 0.085)),
         radius=float(rng.uniform(0.05, 0.1)),
-        ellipse=str(rng.choice(["filled", "ring", "rays"], p=[0.4, 0.25, 0.35])),
+        ellipse=str(rng.choice(["filled", "ring", "rays"], p=[0.35, 0.35, 0.3])),
         ellipse_angle=float(rng.uniform(0, 42) if rng.random() < 0.3
                             else rng.uniform(25, 42)),
         ellipse_axes=(float(rng.uniform(0.27, 0.4)), float(rng.uniform(0.4, 0.5))),
@@ -102,7 +102,7 @@ def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
         skew=float(rng.uniform(-0.05, 0.28)),
         stretch=float(rng.uniform(0.8, 1.15)),
         symbol_scale=float(rng.uniform(0.33, 0.48)),
-        outline=float(rng.uniform(0.0, 0.035)),
+        outline=float(rng.uniform(0.0, 0.06)),
         shadow=(float(rng.uniform(-0.03, 0.03)), float(rng.uniform(0.0, 0.035))),
         hard_shadow=bool(rng.random() < 0.4),
         index_scale=float(rng.uniform(0.1, 0.15)),
@@ -161,13 +161,32 @@ def _arrow_polygon(n: int) -> list[tuple[float, float]]:
     return [(x * s, (y - 35) * s) for x, y in pts]
 
 
-def _reverse_layer(rgb: tuple[int, int, int], n: int = 400) -> np.ndarray:
+def _straight_arrows(rgb: tuple[int, int, int], n: int) -> np.ndarray:
+    """Two thick parallel arrows pointing opposite ways (most printings' reverse symbol)."""
     img, d = _blank(n)
-    d.polygon(_arrow_polygon(n), fill=(*rgb, 255))
-    half = np.asarray(img).copy()
-    both = np.maximum(half, np.rot90(half, 2))
+    s = n / 100
+    for y0, sign in ((34, 1), (66, -1)):
+        shaft = [(4, y0 - 9), (62, y0 - 9), (62, y0 + 9), (4, y0 + 9)]
+        head = [(58, y0 - 21), (96, y0), (58, y0 + 21)]
+        for poly in (shaft, head):
+            pts = [((50 + sign * (x - 50)) * s, y * s) for x, y in poly]
+            d.polygon(pts, fill=(*rgb, 255))
+    return np.asarray(img).copy()
+
+
+def _reverse_layer(rgb: tuple[int, int, int], n: int = 400,
+                   rng: np.random.Generator | None = None) -> np.ndarray:
+    if rng is None or rng.random() < 0.65:
+        both = _straight_arrows(rgb, n)
+        angle = 45.0 if rng is None else float(rng.uniform(35, 55))
+    else:
+        img, d = _blank(n)
+        d.polygon(_arrow_polygon(n), fill=(*rgb, 255))
+        half = np.asarray(img).copy()
+        both = np.maximum(half, np.rot90(half, 2))
+        angle = 40.0
     # tilt the pair so the arrows run along the card's diagonal as printed
-    m = cv2.getRotationMatrix2D((n / 2, n / 2), 40, 0.9)
+    m = cv2.getRotationMatrix2D((n / 2, n / 2), angle, 0.8)
     return cv2.warpAffine(both, m, (n, n), flags=cv2.INTER_LINEAR)
 
 
@@ -265,7 +284,7 @@ def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tup
     if symbol == "S":
         return _skip_layer(rgb)
     if symbol == "R":
-        return _reverse_layer(rgb)
+        return _reverse_layer(rgb, rng=rng)
     if symbol == "+2":
         if small:
             return _text_layer("+2", style.font, rgb)
@@ -360,6 +379,8 @@ def render_uno(code: str, style: UnoStyle, size: tuple[int, int] = DEFAULT_SIZE,
     height = h * style.symbol_scale
     if symbol in ("S", "R", "+2", "+4"):
         height *= 0.85
+    if symbol == "R":
+        height *= 1.4
     if symbol == "W":
         height = h * 0.5
         shadow = None
