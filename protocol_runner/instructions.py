@@ -78,7 +78,8 @@ class Instruction:
         """One line for a terminal."""
         where = f"[{self.protocol} {self.step}/{self.total}] " if self.protocol else ""
         blind = f" (camera off: {self.blind})" if self.blind else ""
-        return f"turn {self.turn} {self.player}: {where}{self.text}{blind}"
+        who = f" {self.player}" if self.player else ""
+        return f"turn {self.turn}{who}: {where}{self.text}{blind}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,8 @@ Why SQLite: a game must survive a crash or a power cut at any moment. Each input
 view, event) is written in ONE transaction together with everything the runner answered to it
 (instructions, verdicts), in WAL mode with ``synchronous=FULL``: after a kill the journal holds
 exactly the inputs whose answers were printed, never half of one. The runner is deterministic,
-so resuming is replaying the journaled inputs (:func:`protocol_runner.runner.GameRunner.resume`).
+so resuming is replaying the journaled inputs (:meth:`protocol_runner.runner.Session.resume`),
+for every game.
 
 The journal holds only public things: what the camera saw face up, what operators said, what the
 runner instructed and decided. ``export`` writes it as a transcript anyone can audit.

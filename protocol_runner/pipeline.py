@@ -36,6 +36,8 @@ from protocol_runner.observations import (
 OPERATOR_EVENTS = {"shuffle_done": "shuffle_done", "undo": "step_undone",
                    "step_undone": "step_undone", "abort_turn": "abort_turn",
                    "drew": "drew", "pass": "pass"}
+MAX_LAG = 0.25
+"""Seconds a real-time replay may fall behind before it drops frames to catch up."""
 FRAME_PUSH_INTERVAL = 1 / 12
 """Seconds between camera JPEGs pushed to the page: enough to look live, cheap on 2 cores."""
 
@@ -110,6 +112,8 @@ class Vision(Protocol):
 
     def reset(self) -> None: ...
 
+    def assume(self, view: View) -> None: ...
+
 
 class Game(Protocol):
     """The runner seen from the pipeline (see :mod:`protocol_runner.runner`)."""
@@ -150,9 +154,11 @@ class Recorder:
         self.writer.write(image)
         self.frames += 1
 
-    def record(self, record: Record) -> None:
+    def record(self, record: Record, blind: bool = False) -> None:
+        """Keep a setup or an event; a view only when it was committed inside a blind window
+        (a face-down move), whose frames are not kept: the replay feeds it from here."""
         data = record.to_json()
-        if data.get("kind") != "view":
+        if data.get("kind") != "view" or blind:
             data["t"] = round(self.t, 4)
             self._events.write(json.dumps(data, ensure_ascii=False) + "\n")
             self._events.flush()
@@ -187,6 +193,7 @@ class Pipeline:
     frames_seen: int = 0
     frames_dropped: int = 0
     frames_processed: int = 0
+    frames_skipped: int = 0
     finished: bool = False
     error: str | None = None
     last_notice: str | None = None
@@ -196,8 +203,8 @@ class Pipeline:
     frame_size: tuple[int, int] = (1280, 720)
     t: float = 0.0
     started_at: float = 0.0
-    commits: list[tuple[float, float, str]] = field(default_factory=list)
-    """(video time, wall clock when its frame was read, instruction after): for bench-replay."""
+    commits: list[tuple[float, float, int]] = field(default_factory=list)
+    """(video time, wall clock when its frame was read, state version after): bench-replay."""
     reading: View | None = None
     """The last view fed to the runner: what the camera (or the script) read."""
     _jpeg: bytes | None = None
@@ -242,6 +249,11 @@ class Pipeline:
                     delay = item.t / self.speed - (time.perf_counter() - started)
                     if delay > 0 and self._stop.wait(delay):
                         break
+                    if isinstance(item, FrameItem) and delay < -MAX_LAG:
+                        # behind real time (a slow CPU): drop this frame, as a live camera
+                        # would have; records (events, setup) are never dropped
+                        self.frames_skipped += 1
+                        continue
                 self.t = item.t
                 if isinstance(item, RecordItem):
                     with self._lock:
@@ -271,7 +283,9 @@ class Pipeline:
             self._was_blind = False
             if self.vision is not None:
                 self.vision.reset()
-        if self.recorder is not None:
+        if self.recorder is not None and not self._runner_state().get("blind_kind"):
+            # a face-down move is a blind window too: looked at (its end is a still view of
+            # backs), never kept
             self.recorder.frame(item.image)
         self.frame_size = (int(item.image.shape[1]), int(item.image.shape[0]))
         view, cards = (None, []) if self.vision is None else self.vision.process(item.image, item.t)
@@ -279,9 +293,10 @@ class Pipeline:
         self.cards = [_normalise_card(c, self.frame_size) for c in cards]
         with self._lock:
             if view is not None:
-                self._feed(view)
-                text = (self._runner_state().get("instruction") or {}).get("text", "")
-                self.commits.append((item.t, read_at, text))
+                if self.recorder is not None and self._runner_state().get("blind_kind"):
+                    self.recorder.record(view, blind=True)
+                self._feed(view, from_camera=True)
+                self.commits.append((item.t, read_at, self.version))
         now = time.perf_counter()
         if view is not None or now - self._last_push >= FRAME_PUSH_INTERVAL:
             self._last_push = now
@@ -290,7 +305,7 @@ class Pipeline:
 
     # ---- feeding the runner ----------------------------------------------------------------
 
-    def _feed(self, record: Record) -> dict[str, Any]:
+    def _feed(self, record: Record, from_camera: bool = False) -> dict[str, Any]:
         """Feed one record; every error the runner raises for bad input is shown, not fatal."""
         if isinstance(record, Setup):
             game = self.make_game(record)
@@ -306,10 +321,12 @@ class Pipeline:
             return {"ok": True, "message": "new game set up"}
         if self.game is None:
             raise ObservationError("no game is set up yet: start one from the page (New game…)")
-        if self.recorder is not None:
+        if self.recorder is not None and not from_camera:
             self.recorder.record(record)
         if isinstance(record, View):
             self.reading = record
+            if self.vision is not None and not from_camera:
+                self.vision.assume(record)
         result = self.game.feed(record)
         verdict = _verdict_of(result)
         if verdict is not None:
@@ -352,8 +369,9 @@ class Pipeline:
         bad = sum(1 for v in self.timeline_log if v.get("ok") is False)
         game = (self._runner_state().get("game") or {})
         end = f", winner {game['winner']}" if game.get("winner") else ""
+        skipped = f", {self.frames_skipped} skipped to keep up" if self.frames_skipped else ""
         return (f"cardtable: {self.frames_seen} frames ({self.frames_dropped} dropped unseen in "
-                f"blind windows), {ok} steps ✓, {bad} deviations{end}"
+                f"blind windows{skipped}), {ok} steps ✓, {bad} deviations{end}"
                 + (f"; {self.error}" if self.error else ""))
 
     # ---- what the page asks ---------------------------------------------------------------
@@ -373,6 +391,7 @@ class Pipeline:
                     "finished": self.finished, "error": self.error,
                     "notice": self.last_notice,
                     "frames_dropped": self.frames_dropped,
+                    "frames_skipped": self.frames_skipped,
                     "camera": self.vision is not None,
                 },
                 "instruction": runner.get("instruction"),
@@ -428,6 +447,9 @@ class Pipeline:
     def setup(self, config: dict[str, Any]) -> dict[str, Any]:
         from protocol_runner.observations import from_json
 
+        if self.mode != "live":
+            raise ObservationError(f"this {self.mode} plays a recorded game, set up when it was "
+                                   "recorded; start `cardtable serve` to set up a new game")
         players = config.get("players")
         if not isinstance(players, list):
             raise ObservationError("set-up needs a list of players")
@@ -581,6 +603,8 @@ def open_recording(path: str | Path, events: str | Path | None = None, speed: fl
     from vision.sources import video_file_frames
 
     fps = video_fps(video)  # also refuses a video that cannot be decoded, before serving
+    if recorder is not None:
+        recorder.fps = fps  # a re-recording plays at the speed of what it recorded
     records = list(records_timeline(events_path, interval=0.0))
     if not records or not isinstance(records[0].record, Setup):
         raise ObservationError(f"{events_path}: the first record must be the game's setup")
@@ -739,11 +763,13 @@ class CameraVision:
         self.stable_frames = stable_frames
         self.committer = StableCommitter(stable_frames)
         self.face_down_move = False
+        self.assumed: Any = None
+        self.touched = False
         self.overrides: dict[tuple[str, int, int], tuple[str, str]] = {}
         self.last_cards: list[dict[str, Any]] = []
 
     def process(self, image: np.ndarray, t: float) -> tuple[View | None, list[dict[str, Any]]]:
-        from vision.tracking import StableCommitter
+        from vision.tracking import StableCommitter, signature
 
         table = self.reader.read(image)
         cards = self._cards(table)
@@ -752,10 +778,24 @@ class CameraVision:
             # Face-down cards moved by hand may look exactly as before (all backs, same
             # places); the runner still needs to see the table once it is still again.
             self.committer = StableCommitter(self.stable_frames)
+        if table.hand_in_view:
+            self.touched = True
         view = self.committer.update(table)
         if view is not None and self.overrides:
             view = self._apply_overrides(view)
+        if view is not None:
+            if self.assumed is not None and signature(view) == self.assumed \
+                    and not self.touched:
+                return None, cards  # the runner was given this view already (a recording)
+            self.assumed, self.touched = None, False
         return view, cards
+
+    def assume(self, view: View) -> None:
+        """The runner got ``view`` from elsewhere (a recording's face-down step): the camera
+        must not report the same still table again unless a hand touched it since."""
+        from vision.tracking import signature
+
+        self.assumed, self.touched = signature(view), False
 
     def _cards(self, table: Any) -> list[dict[str, Any]]:
         from vision.layout import zone_columns

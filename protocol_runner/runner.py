@@ -1,4 +1,4 @@
-"""The runner: follows a UNO game and every protocol step from what is visible on the table.
+"""The runner: follows a game and every protocol step from what is visible on the table.
 
 Two layers:
 
@@ -16,7 +16,10 @@ Two layers:
 
 The runner knows only public information: it never holds a face-down card's identity, and it
 is deterministic, so replaying the journaled inputs rebuilds its state exactly (resume, audit).
-:class:`Session` adds the journal.
+:class:`Session` adds the journal, for every game: the setup record's ``game`` picks UNO's
+:class:`GameRunner` or, for Old Maid, Sevens, Hearts and Muggins,
+:class:`~protocol_runner.games.checked.CheckedGame` (same records, same outputs, the same
+:class:`ProtocolDriver`).
 """
 
 from __future__ import annotations

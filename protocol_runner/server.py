@@ -64,7 +64,6 @@ class Hub:
         default_factory=set
     )
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    published: int = 0
 
     def subscribe(self) -> tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]]:
         entry = (asyncio.get_running_loop(), asyncio.Queue(maxsize=8))
@@ -76,14 +75,8 @@ class Hub:
         with self._lock:
             self._subscribers.discard(entry)
 
-    @property
-    def listeners(self) -> int:
-        with self._lock:
-            return len(self._subscribers)
-
     def publish(self, message: str | bytes) -> None:
         """Thread-safe; never blocks the pipeline."""
-        self.published += 1
         with self._lock:
             targets = list(self._subscribers)
         for loop, queue in targets:

@@ -118,3 +118,10 @@ def test_corrupt_model_is_a_clear_error(tmp_path: Path) -> None:
     shutil.copy(DEFAULT_MODEL.with_suffix(".json"), model.with_suffix(".json"))
     with pytest.raises(ClassifierError, match="cannot load"):
         CardClassifier.load(model)
+
+
+def test_train_command_rejects_bad_size(capsys: pytest.CaptureFixture) -> None:
+    from protocol_runner.cli import main
+
+    assert main(["train", "--imgsz", "8"]) == 2
+    assert "imgsz" in capsys.readouterr().err

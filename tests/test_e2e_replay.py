@@ -5,8 +5,8 @@ planted table mistake must be caught at the step where it becomes visible.
 The opening of a game (first card, human plays, a wild's colour, the virtual player's first
 protocol steps while its matrix has up to ten columns) is read today. A virtual player's whole
 turn needs the 105-column matrix read from the camera (columns overlapping, corner indices
-showing), which the vision pipeline does not read yet: ``virtual_turn`` below cuts that script,
-for the test to add the day it does (it takes about 80 s here, most of it rendering).
+showing), which the vision pipeline does not read yet; that test (about 80 s here, most of it
+rendering) belongs here the day it does.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol_runner.observations import Event, Record, Setup, View
+from protocol_runner.observations import Record, Setup, View
 from protocol_runner.pipeline import open_recording, page_verdict
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
@@ -40,22 +40,6 @@ def opening(records: list[Record], max_columns: int = 10) -> list[Record]:
         if isinstance(r, View) and len(r.work) > max_columns:
             return records[:n]
     return records
-
-
-def virtual_turn(records: list[Record]) -> list[Record]:
-    """The records up to the end of the first virtual player's turn."""
-    from protocol_runner.runner import Session
-
-    session = Session()
-    started = False
-    for n, record in enumerate(records):
-        session.feed(record)
-        virtual = (session.state().get("instruction") or {}).get("player", "").startswith("V")
-        if virtual:
-            started = True
-        elif started:
-            return records[:n + 1]
-    raise AssertionError("the simulated game has no complete virtual turn")
 
 
 def script_verdicts(records: list[Record]) -> list[str]:
@@ -127,3 +111,19 @@ def test_a_planted_invalid_play_is_caught_at_its_step(records: list[Record],
     assert deviations == [at - 1], want  # the wrong card, and only it, is a deviation
     render(planted, tmp_path, seed=2)
     assert replay_verdicts(tmp_path, want) == want
+
+
+def test_a_recorded_session_replays_with_the_same_verdicts(records: list[Record],
+                                                           tmp_path: Path) -> None:
+    """``--record``: the video (no frame of a blind window) and the events; replaying that
+    recording gives the verdicts of the session it recorded."""
+    script = opening(records)
+    want = script_verdicts(script)
+    render(script, tmp_path / "table", seed=4)
+    session = open_recording(tmp_path / "table", speed=None, record=tmp_path / "rec",
+                             journal=tmp_path / "game.sqlite")
+    session.run()
+    first = [f"{v['kind']}: {v['text']}" for v in session.timeline_log if "kind" in v]
+    assert first == want
+    assert (tmp_path / "game.sqlite").is_file()
+    assert replay_verdicts(tmp_path / "rec", want) == want

@@ -105,3 +105,30 @@ def test_eval_bad_arguments(argv: list[str], message: str,
 
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="no trained classifier in models/")
+@pytest.mark.parametrize("subdir", ["", "images"])
+def test_eval_labels_csv_on_card_photos(tmp_path: Path, subdir: str,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A labels.csv beside its images or beside an images/ folder; a missing image is listed."""
+    import cv2
+
+    from protocol_runner.cli import main
+    from vision.synth.faces import canonical_face
+
+    folder = tmp_path / subdir
+    folder.mkdir(exist_ok=True)
+    rows = ["image,code"]
+    for i, code in enumerate(["7R", "SY", "AS"]):
+        card = canonical_face(code, (200, 300), deck="standard" if code == "AS" else "uno")
+        photo = np.full((480, 640, 3), (40, 60, 30), np.uint8)
+        photo[90:390, 220:420] = card
+        cv2.imwrite(str(folder / f"{i}.jpg"), photo)
+        rows.append(f"{i}.jpg,{code}")
+    rows.append("gone.jpg,1R")
+    (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
+    assert main(["eval", str(tmp_path / "labels.csv"), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["images"] == 3 and s["cards"] == 3 and len(s["unreadable"]) == 1
+    assert s["card_accuracy"] is not None

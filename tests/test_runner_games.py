@@ -102,7 +102,7 @@ PLANTED = [  # game, fault, the step it shows at ("": a human's move), what the 
     *(("sevens", *case) for case in SELECTION),
     ("sevens", "invalid_play", "", r"discard: \w+ cannot be played"),
     *(("hearts", *case) for case in SELECTION),
-    ("hearts", "revoke", "", r"a revoke"),
+    ("hearts", "revoke", "", r"discard: Bob did not follow \w earlier this round .*: a revoke"),
     *(("muggins", *case) for case in SELECTION),
     ("muggins", "no_fit", "", r"discard: D\d\d matches neither open end"),
 ]
@@ -261,3 +261,16 @@ def test_bad_input_is_refused_with_the_game_intact(records: list, kind: str,  # 
 def test_setup_target_is_for_hearts_only(target: int, game: str) -> None:
     with pytest.raises(ObservationError, match="target"):
         setup(game, 4, target=target)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--game", "uno", "--target", "20"], "--target is for --game hearts"),
+    (["--game", "sevens", "--target", "20"], "--target is for --game hearts"),
+    (["--game", "sevens", "--faults", "step5_misread"], "unknown fault(s) ['step5_misread']"),
+    (["--game", "hearts", "--humans", "1", "--virtual", "1"], "Hearts is played by 4 players"),
+])
+def test_simulate_bad_options_are_one_line_errors(argv: list[str], message: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--simulate", str(tmp_path / "x.jsonl"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardtable: error:") and message in err, err

@@ -77,7 +77,8 @@ def test_recording_never_keeps_a_blind_window_frame(game_records: list[Record],
     while (ok_frame := cap.read())[0]:
         assert float(ok_frame[1].mean()) < 150, "a frame of a shuffle was kept"
         kept += 1
-    assert kept == pipeline.frames_seen - pipeline.frames_dropped
+    # face-down moves are blind windows too: looked at, never kept
+    assert 0 < kept == recorder.frames < pipeline.frames_seen - pipeline.frames_dropped
     events = [json.loads(x) for x in (tmp_path / "rec" / "events.jsonl").read_text().splitlines()]
     assert events[0]["kind"] == "setup"
     assert any(e.get("event") == "shuffle_done" for e in events)
@@ -113,6 +114,10 @@ def test_setup_from_the_page_starts_a_game_and_refuses_a_bad_one() -> None:
     assert helpers["helpers"][0] == {"role": "alpha", "label": "α", "face": "3R", "copies": 109}
     with pytest.raises(ValueError):
         pipeline.setup_helpers({"players": [{}], "helper_deck": {"alpha": "2G"}})  # = β's face
+    replay = Pipeline(iter(()), make_game(None), mode="replay")
+    with pytest.raises(ValueError, match="recorded game"):
+        replay.setup({"players": [{"name": "A", "kind": "human"},
+                                  {"name": "B", "kind": "virtual"}]})
 
 
 @pytest.mark.parametrize(("path", "message"), [

@@ -135,3 +135,19 @@ def test_port_in_use_through_the_cli(capsys: pytest.CaptureFixture[str]) -> None
     assert code == 2
     err = capsys.readouterr().err
     assert err.startswith("cardtable: error:") and "already in use" in err
+
+
+@pytest.mark.parametrize(("camera", "message"), [
+    ("{tmp}/empty", "holds no images"),
+    ("{tmp}/missing.mp4", "no such file"),
+])
+def test_a_camera_that_gives_nothing_is_a_clear_error_before_serving(
+        tmp_path: object, capsys: pytest.CaptureFixture[str], camera: str, message: str) -> None:
+    from protocol_runner.cli import main
+
+    (tmp_path / "empty").mkdir()  # type: ignore[operator]
+    code = main(["serve", "--camera", camera.format(tmp=tmp_path), "--port", "0",
+                 "--journal", str(tmp_path / "j.sqlite")])  # type: ignore[operator]
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardtable: error:") and message in err

@@ -62,7 +62,8 @@ def card_mask(top: np.ndarray) -> np.ndarray:
     violet = cv2.inRange(hsv, (122, 81, 0), (165, 255, 255))
     # glare adds white light: saturation drops but the felt's chroma (max - min channel) stays;
     # a bright, still clearly violet pixel is felt under glare, not a white card
-    chroma = cv2.subtract(top.max(axis=2), top.min(axis=2))
+    b, g, r = cv2.split(top)
+    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
     glare = cv2.inRange(hsv, (124, 40, 170), (160, 255, 255)) & cv2.inRange(chroma, 55, 255)
     violet |= glare
     v = hsv[..., 2]
@@ -343,9 +344,8 @@ def _textured(found: list[tuple[np.ndarray, bool]], gray: np.ndarray,
     itself). Every card face and back carries print (edges, indices, patterns); a bright smooth
     patch that the colour test let through does not. Relative, so that sensor noise cancels out.
     """
-    if len(found) + len(singles) < 3:
+    if not found or len(found) + len(singles) < 3:
         return found
-    lap = np.abs(cv2.Laplacian(gray, cv2.CV_16S))
     H, W = gray.shape
     detail = []
     for q, _ in singles + found:
@@ -353,7 +353,11 @@ def _textured(found: list[tuple[np.ndarray, bool]], gray: np.ndarray,
         x1, y1 = np.minimum(np.ceil(q.max(axis=0)).astype(int) + 1, [W, H])
         piece = np.zeros((max(1, y1 - y0), max(1, x1 - x0)), np.uint8)
         cv2.fillConvexPoly(piece, np.round(q - [x0, y0]).astype(np.int32), 255)
-        detail.append(cv2.mean(lap[y0:y1, x0:x1], piece)[0] if x1 > x0 and y1 > y0 else 0.0)
+        if x1 <= x0 or y1 <= y0:
+            detail.append(0.0)
+            continue
+        lap = cv2.convertScaleAbs(cv2.Laplacian(gray[y0:y1, x0:x1], cv2.CV_16S))
+        detail.append(cv2.mean(lap, piece)[0])
     floor = 0.35 * float(np.median(detail))
     return [f for f, d in zip(found, detail[len(singles):], strict=True) if d >= floor]
 

@@ -239,6 +239,8 @@ def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None) ->
     rep = Report("labels.csv " + str(labels))
     for row in rows[:limit]:
         path = labels.parent / row["image"]
+        if not path.exists() and (labels.parent / "images" / row["image"]).exists():
+            path = labels.parent / "images" / row["image"]  # the common images/ layout
         try:
             image = read_image(path)
         except FrameSourceError as exc:

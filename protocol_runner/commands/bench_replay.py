@@ -56,30 +56,35 @@ def run(args: argparse.Namespace) -> int:
           f"({pipeline.frames_processed} recognised, {pipeline.frames_dropped} dropped in blind "
           f"windows)")
     print(f"  {pipeline.summary()}")
-    arrivals, commits, started = _real_time(folder, args.seconds)
+    arrivals, commits, started, skipped = _real_time(folder, args.seconds)
     frame_lat = []
-    for _, read_at, text in commits:
-        later = [a for a, t in arrivals if t == text and a >= read_at]
+    for _, read_at, version in commits:
+        later = [a for a, v in arrivals if v >= version]
         if later:
             frame_lat.append(later[0] - read_at)
-    print(f"frame of a committed view → instruction at the client: {_figures(frame_lat)}")
+    print(f"real time, {args.seconds:.0f} s of video ({skipped} frames skipped to keep up):")
+    print(f"  frame on which a view is committed (read from the video) → the runner's answer "
+          f"at the page's WebSocket: {_figures(frame_lat)}")
     script = folder / "script.jsonl"
     if script.is_file():
         still = [json.loads(line)["t"] for line in script.read_text().splitlines()]
         still = [t for t in still if t <= args.seconds]
-        first = [started + t for t in still]
         lat = []
-        for moment in first:
-            later = [a for a, _ in arrivals if a >= moment]
+        for k, ts in enumerate(still):
+            until = still[k + 1] if k + 1 < len(still) else float("inf")
+            commit = next((c for c in commits if ts - 1e-6 <= c[0] < until), None)
+            if commit is None:
+                continue  # never committed (misread, or skipped): no latency to speak of
+            later = [a for a, v in arrivals if v >= commit[2]]
             if later:
-                lat.append(later[0] - moment)
-        print(f"view lying still in the video → next instruction at the client (includes the "
-              f"tracker's stability wait): {_figures(lat)}")
+                lat.append(later[0] - (started + ts))
+        print(f"  first frame on which the view lies still (hand gone) → the page: "
+              f"{_figures(lat)} (includes the tracker's wait for a stable picture)")
     return 0
 
 
-def _real_time(folder: Path, seconds: float) -> tuple[list[tuple[float, str]],
-                                                       list[tuple[float, float, str]], float]:
+def _real_time(folder: Path, seconds: float
+               ) -> tuple[list[tuple[float, int]], list[tuple[float, float, int]], float, int]:
     """Serve the dashboard, attach a WebSocket client, replay ``seconds`` in real time."""
     from websockets.sync.client import connect
 
@@ -92,7 +97,7 @@ def _real_time(folder: Path, seconds: float) -> tuple[list[tuple[float, str]],
     sock = bind_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]
     server = serve_in_thread(create_app(pipeline, hub), sock)
-    arrivals: list[tuple[float, str]] = []
+    arrivals: list[tuple[float, int]] = []
     done = threading.Event()
 
     def client() -> None:
@@ -104,10 +109,7 @@ def _real_time(folder: Path, seconds: float) -> tuple[list[tuple[float, str]],
                 except TimeoutError:
                     continue
                 if isinstance(message, str):
-                    state = json.loads(message)["state"]
-                    text = (state.get("instruction") or {}).get("text", "")
-                    if not arrivals or arrivals[-1][1] != text:
-                        arrivals.append((time.perf_counter(), text))
+                    arrivals.append((time.perf_counter(), json.loads(message)["state"]["version"]))
 
     ready = threading.Event()
     thread = threading.Thread(target=client, daemon=True)
@@ -119,4 +121,4 @@ def _real_time(folder: Path, seconds: float) -> tuple[list[tuple[float, str]],
     done.set()
     thread.join(5)
     server.should_exit = True
-    return arrivals, list(pipeline.commits), pipeline.started_at
+    return arrivals, list(pipeline.commits), pipeline.started_at, pipeline.frames_skipped

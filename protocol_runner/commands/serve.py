@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             if holder:
                 holder[0].notice(message)
 
-        frames = open_source(args.camera, on_event=report)
+        frames = first_frame_checked(open_source(args.camera, on_event=report))
         journal = args.journal or default_journal()
         recorder = Recorder(args.record, fps=10.0) if args.record else None
         pipeline = Pipeline(live_timeline(frames), make_game(journal), vision=vision_stage(),
@@ -75,6 +75,24 @@ def run(args: argparse.Namespace) -> int:
         return pipeline
 
     return run_dashboard(build, args, initial=setup)
+
+
+def first_frame_checked(frames: Iterator[Any]) -> Iterator[Any]:
+    """Read the first frame now, so that a missing camera or an unreadable source is a clear
+    error before the dashboard starts, not a message on a page nobody has opened yet."""
+    import itertools
+
+    try:
+        import cv2
+
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    except AttributeError:  # an OpenCV build without the logging utilities
+        pass
+    try:
+        first = next(frames)
+    except StopIteration:
+        raise OSError("the camera source gave no frame at all") from None
+    return itertools.chain([first], frames)
 
 
 def run_dashboard(build: Callable[[], Any], args: argparse.Namespace, initial: Any = None,

@@ -31,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.imgsz < 32 or args.imgsz > 256:
+        raise ValueError(f"--imgsz {args.imgsz} out of range: use 32 to 256")
     try:
         import ultralytics  # noqa: F401
     except ImportError as exc:
@@ -40,8 +42,6 @@ def run(args: argparse.Namespace) -> int:
     from vision.train.classifier import train_classifier
 
     recipe = QUICK if args.quick else FULL
-    if args.imgsz < 32 or args.imgsz > 256:
-        raise ValueError(f"--imgsz {args.imgsz} out of range: use 32 to 256")
     out = args.out or (args.runs / "quick" if args.quick else Path("models"))
     out.mkdir(parents=True, exist_ok=True)
     args.runs.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ scores more (left on a tie), for every player alike. The runner knows only publi
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -67,6 +68,7 @@ PHASE_DRAW = "draw"
 PHASE_OVER = "game over"
 
 GameState = OldMaidState | SevensState | HeartsState | DominoState
+_SEAT_RE = re.compile(r"\b(?:player|seat) (\d+)\b")
 
 
 class CheckedGame:
@@ -142,7 +144,7 @@ class CheckedGame:
             try:
                 verdict = self._dispatch(record)
             except GameRuleError as exc:
-                verdict = Verdict("deviation", str(exc), seq=seq,
+                verdict = Verdict("deviation", self._named(str(exc)), seq=seq,
                                   recover="take the card back and make a move the rules allow")
             except ObservationError as exc:  # e.g. a correction of a cell that does not exist
                 verdict = Verdict("refused", str(exc), seq=seq)
@@ -286,6 +288,11 @@ class CheckedGame:
             return Verdict("refused", str(exc), seq=view.seq)
         return self._played(view, card)
 
+    def _named(self, text: str) -> str:
+        """The rules' messages count seats from 0 ("player 2"); people use names."""
+        return _SEAT_RE.sub(lambda m: self.names[int(m[1])] if int(m[1]) < len(self.names)
+                            else m[0], text)
+
     def _who(self) -> str:
         return self.names[self._seat()]
 
@@ -343,7 +350,7 @@ class CheckedGame:
             return ("lay a valid card (" + ", ".join(map(str, state.table.playable()))
                     + " if you hold one), or pass.")
         if isinstance(state, HeartsState):
-            return f"play a card ({state.describe_trick()}; follow suit if you can)."
+            return f"play a card ({self._named(state.describe_trick())}; follow suit if you can)."
         assert isinstance(state, DominoState)
         if state.called is not None:
             return (f"lay D{state.called}{state.called} to open the game if you hold it, "
@@ -370,7 +377,7 @@ class CheckedGame:
                    "the protocol selected it, so a step went wrong: take it back and abort the "
                    "turn (abort_turn) to run it again")
             return self._deviation(view, f"{who} cannot play {card}", [Problem(
-                f"discard: {exc}", zone="discard", saw=card.code)], how)
+                f"discard: {self._named(str(exc))}", zone="discard", saw=card.code)], how)
         self.game, self.shown = new, card.code
         self._moved(who, f"played {card}")
         if isinstance(new, HeartsState) and isinstance(state, HeartsState) \

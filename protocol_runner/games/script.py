@@ -106,7 +106,10 @@ class ScriptTable:
     def play(self, stop_when_planted: bool = False) -> Script:
         """Play to the end (or, with ``stop_when_planted``, until every fault was planted and
         the table recovered from it)."""
-        self._feed(self.setup)
+        verdict = self.runner.feed(self.setup)[0]
+        if not verdict.ok:  # bad options, not a runner bug: a user error
+            raise ValueError(f"cannot simulate this game: {verdict.message}")
+        self.out.records.append(self.setup)
         self._deal()
         dealt = self._deal_number()
         while self.runner.phase != PHASE_OVER:

@@ -89,7 +89,7 @@ function render(state) {
   if (ins && ins.step != null) parts.push(`step ${ins.step} of ${ins.steps}`);
   if (state.game && state.game.turn != null) parts.push(`turn ${state.game.turn}`);
   $("place").textContent = parts.join(", ");
-  $("instruction").textContent = ins ? ins.text : (s.finished ? "The recording has ended." : "Set up a game (New game…)");
+  $("instruction").textContent = ins ? ins.text : (s.finished ? "The recording has ended." : (s.mode === "live" ? "Set up a game (New game…)" : "–"));
   $("where").textContent = ins ? [ins.where, ins.player ? `${ins.player}'s turn` : "", ins.context].filter(Boolean).join(" · ") : "";
   $("no-frame").textContent = s.camera === false ? "no camera: replaying an observations file" : (s.blind ? "" : "waiting for the camera…");
   $("blind").hidden = !s.blind;
@@ -101,6 +101,7 @@ function render(state) {
   renderGame(state.game);
   renderTimeline(state.timeline || []);
   $("btn-shuffle").disabled = !s.blind;
+  $("open-setup").hidden = s.mode !== "live";  // a replay's game was set up when recorded
   $("codes").replaceChildren(...(state.codes || []).map((c) => el("option", { value: c })));
   if (s.error || s.notice) $("message").textContent = s.error || s.notice;
 }

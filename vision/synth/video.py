@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from protocol_runner.observations import EMPTY, Cell, Event, Record, Setup, View, read_records
+from protocol_runner.observations import EMPTY, Event, Record, Setup, View, read_records
 from vision.geometry import DEFAULT_MAT, MatSpec
 from vision.mat import render_mat
 from vision.synth.faces import canonical_face
@@ -518,6 +518,6 @@ def load_script(path: str | Path) -> list[Record]:
     return [record for _, record in read_records(path)]
 
 
-__all__ = ["Camera", "Cell", "Placement", "RenderError", "Renderer", "Rendered", "Script",
+__all__ = ["Camera", "Placement", "RenderError", "Renderer", "Rendered", "Script",
            "cell_centres", "changed_cells", "draw_hand", "light", "load_script", "place_view",
-           "plan", "plant_mistake", "render_script", "render_world"]
+           "plan", "plant_mistake", "render_script", "render_world", "VideoOut"]
