@@ -275,23 +275,20 @@ class Listen:
         return f"{base}?token={self.token}" if self.token else base
 
 
-def serve(app: FastAPI, sock: socket.socket) -> None:
-    """Run uvicorn on an already bound socket in this thread until Ctrl-C."""
+def make_server(app: FastAPI) -> Any:
+    """A uvicorn server for ``app`` (quiet: the page is the interface); ``run(sockets=[sock])``
+    serves until Ctrl-C or until ``should_exit`` is set."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, ws="websockets-sansio")
-    server = uvicorn.Server(config)
-    server.run(sockets=[sock])
+    return uvicorn.Server(config)
 
 
 def serve_in_thread(app: FastAPI, sock: socket.socket) -> Any:
     """Run uvicorn in a daemon thread (tests, benchmarks); set ``.should_exit`` to stop it."""
     import time
 
-    import uvicorn
-
-    config = uvicorn.Config(app, log_level="warning", access_log=False, ws="websockets-sansio")
-    server = uvicorn.Server(config)
+    server = make_server(app)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     for _ in range(200):

@@ -101,7 +101,7 @@ def run_dashboard(build: Callable[[], Any], args: argparse.Namespace, initial: A
     start the pipeline, print the URL, serve until Ctrl-C."""
     import threading
 
-    from protocol_runner.server import Hub, Listen, bind_socket, create_app, serve
+    from protocol_runner.server import Hub, Listen, bind_socket, create_app, make_server
 
     listen = Listen.choose(args.lan, args.port)
     sock = bind_socket(listen.host, listen.port)
@@ -115,7 +115,7 @@ def run_dashboard(build: Callable[[], Any], args: argparse.Namespace, initial: A
     pipeline.publish = hub.publish
     if initial is not None:
         pipeline.feed_record(initial)
-    app = create_app(pipeline, hub, listen.token)
+    server = make_server(create_app(pipeline, hub, listen.token))
     print(f"cardtable dashboard: {listen.url(port)}", flush=True)
     if listen.token:
         print("  (shared on the local network; the token in the URL is required)", flush=True)
@@ -124,15 +124,12 @@ def run_dashboard(build: Callable[[], Any], args: argparse.Namespace, initial: A
     if exit_at_end:
         def stop_when_done() -> None:
             pipeline.join()
-            import os
-            import signal
-
-            os.kill(os.getpid(), signal.SIGINT)
+            server.should_exit = True
 
         threading.Thread(target=stop_when_done, daemon=True).start()
     try:
-        serve(app, sock)
+        server.run(sockets=[sock])
     finally:
         pipeline.stop()
-    print(pipeline.summary(), flush=True)
+        print(pipeline.summary(), flush=True)
     return 0
