@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections import Counter
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -767,11 +768,13 @@ class CameraVision:
         self.touched = False
         self.overrides: dict[tuple[str, int, int], tuple[str, str]] = {}
         self.last_cards: list[dict[str, Any]] = []
+        self.allowed: Counter[str] = Counter()
+        self._decoded: tuple[Any, Any] | None = None
 
     def process(self, image: np.ndarray, t: float) -> tuple[View | None, list[dict[str, Any]]]:
         from vision.tracking import StableCommitter, signature
 
-        table = self.reader.read(image)
+        table = self._with_prior(self.reader.read(image))
         cards = self._cards(table)
         self.last_cards = cards
         if table.hand_in_view and self.face_down_move:
@@ -789,6 +792,38 @@ class CameraVision:
                 return None, cards  # the runner was given this view already (a recording)
             self.assumed, self.touched = None, False
         return view, cards
+
+    def _with_prior(self, table: Any) -> Any:
+        """Re-read the work area jointly against the cards the runner allows there (issue 5,
+        item 7): the codes its expected layout names plus, for the cells being revealed, the
+        ``may_show`` multiset. A card whose best legal reading is still unlikely keeps what it
+        read on its own, so the runner reports it as a deviation instead of the prior hiding it.
+        """
+        from dataclasses import replace
+
+        from vision.layout import build_view
+        from vision.prior import PriorError, decode_detections
+
+        allowed = self.allowed
+        if not allowed or table.blind or table.error or not table.detections:
+            return table
+        key = (table.detections, tuple(sorted(allowed.items())))
+        if self._decoded is not None and self._decoded[0] == key:
+            return replace(table, detections=self._decoded[1].detections,
+                           observation=self._decoded[1].observation)
+        try:
+            decoded, flagged = decode_detections(table.detections, self.reader.classes,
+                                                 allowed.elements(), zone="work")
+        except PriorError:
+            return table
+        decoded = list(decoded)
+        for i in flagged:
+            decoded[i] = table.detections[i]
+        observation = build_view(decoded, self.reader.mat,
+                                 rows_per_column=self.reader.rows_per_column)
+        out = replace(table, detections=tuple(decoded), observation=observation)
+        self._decoded = (key, out)  # a still table is decoded once, not at every frame
+        return out
 
     def assume(self, view: View) -> None:
         """The runner got ``view`` from elsewhere (a recording's face-down step): the camera
@@ -834,7 +869,9 @@ class CameraVision:
         """The runner's expectation tells how tall the work area's columns are (bands)."""
         work = (hint or {}).get("work") or []
         self.reader.rows_per_column = max((len(c) for c in work), default=0) or None
+        self.reader.columns = len(work) or None
         self.face_down_move = (hint or {}).get("blind") == "face-down move"
+        self.allowed = expected_multiset(hint)
 
     def correct(self, zone: str, column: int, row: int, code: str) -> None:
         for card in self.last_cards:
@@ -847,6 +884,17 @@ class CameraVision:
 
         self.committer = StableCommitter(self.stable_frames)
         self.overrides.clear()
+
+
+def expected_multiset(hint: dict[str, Any] | None) -> Counter[str]:
+    """The codes the runner allows in the work area now: every code its expected layout names,
+    and for each ``?`` cell (a reveal) the ``may_show`` codes with their most copies. Empty when
+    the runner expects nothing there (then the camera's own readings stand)."""
+    work = (hint or {}).get("work") or []
+    named = Counter(code for column in work for code in column if code and code != "?")
+    if any(code == "?" for column in work for code in column):
+        named.update({str(k): int(v) for k, v in ((hint or {}).get("may_show") or {}).items()})
+    return named
 
 
 def _card_dict(d: Any, zone: str, column: int, row: int,

@@ -24,6 +24,10 @@ from vision.synth.scenes import canonical_quad
 TOPDOWN_PX_PER_MM = 2.0
 CARD_W_MM = (44.0, 72.0)
 CARD_H_MM = (74.0, 100.0)
+MIN_PITCH_MM = 11.0
+"""Closest spacing of fanned columns that still shows a corner index (a prior for banding)."""
+MIN_ROW_PITCH_MM = 16.0
+"""Closest spacing of fanned rows (the side area's); a blob less tall holds a single row."""
 STRIP_MIN_MM = 18.0
 """The smallest visible strip of a covered card in a fanned column that still counts as a card."""
 
@@ -216,6 +220,138 @@ def _split_columns(rect: tuple, p: float, size: tuple[float, float]) -> list[tup
     return out
 
 
+def band_column_counts(widths: list[float], columns: int, card_w: float) -> list[int]:
+    """How many fanned columns each band holds, from the bands' widths and the total the runner
+    expects: one common pitch explains all bands (``width = card_w + (k - 1) * pitch``).
+
+    WHY the prior: 105 columns overlapping to 15 mm cannot be counted from edges alone (a card's
+    own printed border draws lines as strong as its neighbour's edge), but the runner knows how
+    many columns it asked for; only how they are shared among the bands is left to measure.
+    """
+    bands = len(widths)
+    if bands == 0 or columns < bands:
+        return [1] * bands
+    if columns == bands:
+        return [1] * bands
+    pitch = max(1e-3, (sum(widths) - bands * card_w) / (columns - bands))
+    counts = [max(1, round((w - card_w) / pitch) + 1) for w in widths]
+    while sum(counts) != columns:  # rounding: give or take where the width fits worst
+        excess = [(w - card_w) / pitch + 1 - k for w, k in zip(widths, counts, strict=True)]
+        if sum(counts) < columns:
+            counts[int(np.argmax(excess))] += 1
+        else:
+            movable = [e if k > 1 else np.inf for e, k in zip(excess, counts, strict=True)]
+            counts[int(np.argmin(movable))] -= 1
+    return counts
+
+
+def _snap(profile: np.ndarray, expected: np.ndarray, window: float) -> np.ndarray:
+    """Move each expected position to the strongest edge of ``profile`` within ``window`` px,
+    weighting strength by closeness so an even layout stays even unless the image disagrees."""
+    out = expected.astype(np.float64).copy()
+    n = len(profile)
+    win = max(1, int(window))
+    for i, t in enumerate(expected):
+        lo, hi = max(0, int(t) - win), min(n, int(t) + win + 1)
+        if hi <= lo:
+            continue
+        ts = np.arange(lo, hi)
+        score = profile[lo:hi] * np.exp(-0.5 * ((ts - t) / (0.6 * window)) ** 2)
+        out[i] = float(ts[int(np.argmax(score))])
+    return out
+
+
+def _comb(profile: np.ndarray, k: int, pitch: float, start: float, reach: float
+          ) -> np.ndarray:
+    """``k`` edge positions in ``profile``: the evenly spaced comb (first tooth near ``start``,
+    spacing near ``pitch``) on the strongest edges, then each tooth moved to its nearest strong
+    edge, so the hand's uneven spacing is followed without losing count."""
+    n = len(profile)
+    best, best_v = None, -1.0
+    idx = np.arange(k)
+    for s0 in np.arange(start - 0.6 * start, start + 0.6 * start + 1, 1.0):
+        for pt in np.linspace(0.95 * pitch, 1.05 * pitch, 21) if k > 1 else (pitch,):
+            ts = np.clip(np.round(s0 + idx * pt).astype(int), 0, n - 1)
+            v = float(profile[ts].sum())
+            if v > best_v:
+                best, best_v = s0 + idx * pt, v
+    assert best is not None
+    return _snap(profile, best, min(0.2 * pitch, reach)) if k > 1 and pitch > 0 else best
+
+
+def split_band(rect: tuple, columns: int, rows: int, edges: _Edges, p: float,
+               size: tuple[float, float]) -> list[tuple[np.ndarray, bool, tuple[float, float]]]:
+    """A band of ``columns`` fanned columns of ``rows`` cards → whole-card quads (top-down px).
+
+    Returns (quad, covered, visible) per card, ``visible`` the (across, down) px of it that no
+    other card covers. Columns overlap sideways (later ones on top, to the right) and rows
+    downwards; each column's left edge and each row's top edge is snapped to the image's edges
+    near its evenly spaced place, so uneven spacing by a hand is followed.
+    """
+    (cx, cy), (w, h), ang = rect
+    a = np.deg2rad(ang)
+    ux, uy = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    if abs(ux[0]) < abs(ux[1]):  # make ux the direction across the mat (x)
+        w, h, ux, uy = h, w, uy, -ux
+    if ux[0] < 0:
+        ux = -ux
+    if uy[1] < 0:
+        uy = -uy
+    card_w, card_h = size[0] * p, size[1] * p
+    origin = np.array([cx, cy]) - ux * w / 2 - uy * h / 2
+    pitch_x = (w - card_w) / max(columns - 1, 1)
+    pitch_y = (h - card_h) / max(rows - 1, 1) if rows > 1 else 0.0
+    # a card's left (top) edge is where the image turns bright going right (down): the white
+    # border starts; its own inner border edge turns dark, so the signed change tells them apart
+    gray = edges.gray.astype(np.float32)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    across = np.maximum(gx * ux[0] + gy * ux[1], 0)
+    down = np.maximum(gx * uy[0] + gy * uy[1], 0)
+    margin = 6.0 * p
+    xs_t = np.arange(-margin, w + margin, dtype=np.float32)
+    ys_t = np.linspace(0.05, 0.95, 24, dtype=np.float32) * h
+    px = origin[0] + xs_t[None, :] * ux[0] + ys_t[:, None] * uy[0]
+    py = origin[1] + xs_t[None, :] * ux[1] + ys_t[:, None] * uy[1]
+    col_prof = np.median(cv2.remap(across, px.astype(np.float32), py.astype(np.float32), cv2.INTER_LINEAR), axis=0)
+    lefts = _comb(col_prof, columns, pitch_x, margin, 3.0 * p) - margin
+    if rows:
+        yt = np.arange(-margin, h + margin, dtype=np.float32)
+        xt = np.linspace(0.02, 0.98, 48, dtype=np.float32) * w
+        qx = origin[0] + xt[None, :] * ux[0] + yt[:, None] * uy[0]
+        qy = origin[1] + xt[None, :] * ux[1] + yt[:, None] * uy[1]
+        row_prof = np.median(cv2.remap(down, qx.astype(np.float32), qy.astype(np.float32),
+                                       cv2.INTER_LINEAR), axis=1)
+        tops = _comb(row_prof, rows, pitch_y, margin, 3.0 * p) - margin
+    angle = float(np.rad2deg(np.arctan2(ux[1], ux[0])))
+    out = []
+    reach = 2.5 * p  # a hand's jitter: each card's own edges, near its column's and row's
+
+    def edge(grad: np.ndarray, t0: float, along: np.ndarray, s0: float, s1: float,
+             normal: np.ndarray) -> float:
+        """The strongest brightening edge within ``reach`` of ``t0`` along ``normal``,
+        sampled over [s0, s1] along ``along`` (the card's visible side)."""
+        ts = np.arange(t0 - reach, t0 + reach + 1, dtype=np.float32)
+        ss = np.linspace(s0, s1, 9, dtype=np.float32)
+        qx = origin[0] + ts[:, None] * normal[0] + ss[None, :] * along[0]
+        qy = origin[1] + ts[:, None] * normal[1] + ss[None, :] * along[1]
+        prof = np.median(cv2.remap(grad, qx.astype(np.float32), qy.astype(np.float32),
+                                   cv2.INTER_LINEAR), axis=1)
+        return float(_snap(prof, np.array([reach]), reach)[0] + t0 - reach)
+
+    for i, x_col in enumerate(lefts):
+        vis_w = (lefts[i + 1] - x_col) if i + 1 < columns else card_w
+        for j, y_row in enumerate(tops):
+            vis_h = (tops[j + 1] - y_row) if j + 1 < rows else card_h
+            x0 = edge(across, x_col, uy, y_row + 0.2 * vis_h, y_row + 0.8 * vis_h, ux)
+            y0 = edge(down, y_row, ux, x0 + 0.2 * vis_w, x0 + 0.8 * vis_w, uy)
+            c = origin + ux * (x0 + card_w / 2) + uy * (y0 + card_h / 2)
+            quad = _rect_quad(((float(c[0]), float(c[1])), (card_w, card_h), angle))
+            covered = vis_w < 0.9 * card_w or vis_h < 0.9 * card_h
+            out.append((quad, covered, (float(vis_w), float(vis_h))))
+    return out
+
+
 def _contours(mask: np.ndarray) -> list[np.ndarray]:
     return list(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
 
@@ -265,12 +401,17 @@ class Localisation:
 
 
 def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None = None,
-                 p: float = TOPDOWN_PX_PER_MM) -> Localisation:
+                 p: float = TOPDOWN_PX_PER_MM, columns: int | None = None,
+                 rows: int | None = None) -> Localisation:
     """Every card lying in a zone of the mat: whole-card quads in image pixels and mm.
 
     ``fanned`` says how columns are laid: True (overlapping, corner indices showing), False
     (cards side by side) or None (guess per blob: a length near a whole number of cards is a
     stack of whole cards). The table knows which; saying so removes the guess.
+
+    ``columns`` and ``rows`` are the work area's layout as the runner expects it (number of
+    columns, cards per column): blobs wider than a card there are bands of columns overlapping
+    sideways, split by :func:`split_band` into that many columns in all.
     """
     mat = geometry.mat
     T = geometry.topdown_transform(p)
@@ -294,6 +435,9 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         dims = np.array([sorted((np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])))
                          for q, _ in found]) / p
         size = (float(np.median(dims[:, 0])), float(np.median(dims[:, 1])))
+    banded: list[tuple[np.ndarray, bool, tuple[float, float]]] = []
+    if columns and rows:
+        pending, banded = _bands(pending, found[:n_single], mat, columns, rows, edges, p, size)
     for cnt in pending:
         if _classify(cnt, p, edges, found, fanned=fanned, size=size):
             continue
@@ -316,14 +460,17 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     explained = np.zeros_like(mask)
     H, W = mask.shape
     found = found[:n_single] + _textured(found[n_single:], gray, found[:n_single])
-    for q_top, covered in found:
+    visible = [None] * len(found) + [v for _, _, v in banded]
+    for (q_top, covered), vis in zip(found + [(q, c) for q, c, _ in banded], visible,
+                                     strict=True):
         x0, y0 = np.maximum(np.floor(q_top.min(axis=0)).astype(int), 0)
         x1, y1 = np.minimum(np.ceil(q_top.max(axis=0)).astype(int) + 1, [W, H])
         if x1 <= x0 or y1 <= y0:
             continue
         piece = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillConvexPoly(piece, np.round(q_top - [x0, y0]).astype(np.int32), 255)
-        if cv2.countNonZero(piece & mask[y0:y1, x0:x1]) < 0.85 * cv2.countNonZero(piece):
+        shown = piece if vis is None else _visible_piece(q_top, vis, (x0, y0), piece.shape)
+        if cv2.countNonZero(shown & mask[y0:y1, x0:x1]) < 0.85 * cv2.countNonZero(shown):
             continue  # a "card" that is partly felt: a grid cut through a hand, not a card
         explained[y0:y1, x0:x1] |= piece
         q_mm = q_top / p
@@ -334,6 +481,115 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         q_img = canonical_quad(geometry.to_image(q_mm))
         out.append(Located(q_img, canonical_quad(q_mm), zone, covered))
     return Localisation(tuple(out), _obstructions(mask, explained, p))
+
+
+def _visible_piece(quad: np.ndarray, visible: tuple[float, float], offset: tuple[int, int],
+                   shape: tuple[int, ...]) -> np.ndarray:
+    """Mask of the top-left ``visible`` (across, down px) part of a card's quad."""
+    q = canonical_quad(quad)
+    right = (q[1] - q[0]) / max(float(np.linalg.norm(q[1] - q[0])), 1e-6) * visible[0]
+    down = (q[3] - q[0]) / max(float(np.linalg.norm(q[3] - q[0])), 1e-6) * visible[1]
+    part = np.float32([q[0], q[0] + right, q[0] + right + down, q[0] + down])
+    out = np.zeros(shape[:2], np.uint8)
+    cv2.fillConvexPoly(out, np.round(part - offset).astype(np.int32), 255)
+    return out
+
+
+def _bands(pending: list[np.ndarray], singles: list[tuple[np.ndarray, bool]], mat: object,
+           columns: int, rows: int, edges: _Edges, p: float, size: tuple[float, float]
+           ) -> tuple[list[np.ndarray], list[tuple[np.ndarray, bool, tuple[float, float]]]]:
+    """Take the bands (blobs wider than a card in both directions, in the work area) out of
+    ``pending`` and split them into the expected number of columns."""
+    blobs, rest = [], []
+    for cnt in pending:
+        rect = cv2.minAreaRect(cnt)
+        (cx, cy), (w, h), _ = rect
+        zone = mat.zone_of(np.array([cx, cy]) / p)  # type: ignore[attr-defined]
+        if zone == "work" and min(w, h) / p > CARD_W_MM[1] and \
+                cv2.contourArea(cnt) > 1.3 * size[0] * size[1] * p * p:
+            blobs.append(cnt)
+        else:
+            rest.append(cnt)
+    if not blobs:
+        return pending, []
+    total_w = sum(cv2.boundingRect(c)[2] for c in blobs)
+    bands = []
+    for cnt in blobs:
+        share = columns * cv2.boundingRect(cnt)[2] / max(total_w, 1)
+        bands.extend(_unstack(cnt, share, rows, p, size))
+    # a blob one card tall is one row of a band whose rows lie apart (no vertical overlap);
+    # consecutive blobs down the mat make up one band until they hold ``rows`` rows
+    bands.sort(key=lambda r: r[0][1])
+    groups: list[list[tuple[tuple, int]]] = []
+    held = rows
+    for rect in bands:
+        tall = _down(rect) / p > size[1] + 0.6 * MIN_ROW_PITCH_MM
+        r = rows if tall else 1
+        if held + r > rows:
+            groups.append([])
+            held = 0
+        groups[-1].append((rect, r))
+        held += r
+    loose = sum(1 for q, _ in singles
+                if mat.zone_of(q.mean(axis=0) / p) == "work")  # type: ignore[attr-defined]
+    wanted = max(len(groups), columns - (loose if rows == 1 else round(loose / rows)))
+    widths = [max(_across(rect) for rect, _ in g) for g in groups]
+    counts = band_column_counts(widths, wanted, size[0] * p)
+    out = []
+    for group, k in zip(groups, counts, strict=True):
+        for rect, r in group:
+            out.extend(split_band(rect, k, r, edges, p, size))
+    return rest, out
+
+
+def _unstack(cnt: np.ndarray, columns: float, rows: int, p: float, size: tuple[float, float]
+             ) -> list[tuple]:
+    """Bands that touch one another form one blob: cut it across into the fewest bands whose
+    columns are at least ``MIN_PITCH_MM`` apart (no table fans closer than a corner index), at
+    the emptiest lines between them. Returns the bands' minAreaRects."""
+    x, y, w, h = cv2.boundingRect(cnt)
+    card_w, card_h = size[0] * p, size[1] * p
+    count = 1
+    for count in range(1, 8):
+        per_band = -(-columns // count)
+        pitch = (w - card_w) / max(per_band - 1, 1)
+        band_h = h / count
+        if pitch >= MIN_PITCH_MM * p or band_h < card_h * 1.6:
+            break
+    if count == 1:
+        return [cv2.minAreaRect(cnt)]
+    blob = np.zeros((h, w), np.uint8)
+    cv2.drawContours(blob, [cnt], -1, 255, -1, offset=(-x, -y))
+    fill = blob.sum(axis=1).astype(np.float64)
+    cuts = [0]
+    for k in range(1, count):
+        t = round(k * h / count)
+        lo, hi = max(cuts[-1] + 1, t - int(0.15 * h / count)), min(h - 1, t + int(0.15 * h / count))
+        cuts.append(lo + int(np.argmin(fill[lo:hi + 1])) if hi > lo else t)
+    cuts.append(h)
+    out = []
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+        part = np.zeros_like(blob)
+        part[a:b] = blob[a:b]
+        pieces = _contours(part)
+        if pieces:
+            biggest = max(pieces, key=cv2.contourArea)
+            out.append(cv2.minAreaRect(biggest + [x, y]))
+    return out
+
+
+def _across(rect: tuple) -> float:
+    """The extent of a minAreaRect across the mat (its side nearer the x axis)."""
+    (_, _), (w, h), ang = rect
+    a = np.deg2rad(ang)
+    return float(w if abs(np.cos(a)) >= abs(np.sin(a)) else h)
+
+
+def _down(rect: tuple) -> float:
+    """The extent of a minAreaRect down the mat."""
+    (_, _), (w, h), ang = rect
+    a = np.deg2rad(ang)
+    return float(h if abs(np.cos(a)) >= abs(np.sin(a)) else w)
 
 
 def _textured(found: list[tuple[np.ndarray, bool]], gray: np.ndarray,

@@ -22,6 +22,8 @@ CARD_W, CARD_H = 57.0, 88.0
 ROW_GAP_MM = 12.0
 """Two cards whose centres differ by more than this in y (after de-skewing) lie in two rows."""
 COLUMN_GAP_MM = 0.5 * CARD_W
+FANNED_JITTER_MM = 5.0
+"""Largest x offset between cards of one column (hand jitter), smaller than any fanned step."""
 
 
 def layout_skew(centres: np.ndarray) -> float:
@@ -47,6 +49,20 @@ def _clusters(values: np.ndarray, gap: float) -> list[np.ndarray]:
             groups.append([])
         groups[-1].append(int(b))
     return [np.array(g) for g in groups]
+
+
+def column_gap(xs: np.ndarray) -> float:
+    """The x gap (mm) that separates two columns of one band.
+
+    Side by side, columns stand a card apart; fanned sideways (the card selection layout), they
+    may be only 13 mm apart while the cards of one column differ by a hand's jitter (a mm or
+    two). Half the typical step between distinct columns separates both.
+    """
+    steps = np.diff(np.sort(xs))
+    apart = steps[steps > FANNED_JITTER_MM]
+    if not len(apart):
+        return COLUMN_GAP_MM
+    return float(np.clip(0.5 * np.median(apart), FANNED_JITTER_MM, COLUMN_GAP_MM))
 
 
 def _cell(d: Detection) -> Cell:
@@ -80,7 +96,7 @@ def zone_columns(detections: Sequence[Detection], rows_per_column: int | None = 
     for band in bands:
         members = np.concatenate([rows[k] for k in band])
         row_of = {int(i): pos for pos, k in enumerate(band) for i in rows[k]}
-        for col in _clusters(xy[members, 0], COLUMN_GAP_MM):
+        for col in _clusters(xy[members, 0], column_gap(xy[members, 0])):
             cells: list[Detection | None] = [None] * len(band)
             for i in members[col]:
                 r = row_of[int(i)]

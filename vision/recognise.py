@@ -92,7 +92,11 @@ class TableReader:
     ``classifier`` is a :class:`vision.classifier.CardClassifier` (or anything with ``classes``
     and ``predict(crops, both_ways=...)``); ``corners`` (4 image points, clockwise from the mat's
     top-left) replace the markers when given; ``fanned`` and ``rows_per_column`` describe the
-    layout (see :func:`vision.detect.locate_cards` and :func:`vision.layout.build_view`).
+    layout (see :func:`vision.detect.locate_cards` and :func:`vision.layout.build_view`);
+    ``columns`` is how many columns the runner expects in the work area (a prior for splitting
+    bands of sideways-overlapping columns). ``strip`` is a
+    :class:`vision.strip_classifier.StripClassifier`: when given, a covered card of a fanned
+    layout is read from its visible corner instead of its whole (mostly covered) crop.
     """
 
     classifier: Any
@@ -100,6 +104,8 @@ class TableReader:
     corners: np.ndarray | None = None
     fanned: bool | None = None
     rows_per_column: int | None = None
+    columns: int | None = None
+    strip: Any = None
     geometry_every: int = 15
     reuse: bool = True
     both_ways: bool = True
@@ -118,7 +124,10 @@ class TableReader:
     def load(cls, model: str | Path | None = None, **options: Any) -> TableReader:
         """A reader with the classifier at ``model`` (default: the shipped one)."""
         from vision.classifier import DEFAULT_MODEL, CardClassifier
+        from vision.strip_classifier import DEFAULT_STRIP_MODEL, StripClassifier
 
+        if "strip" not in options and DEFAULT_STRIP_MODEL.is_file():
+            options["strip"] = StripClassifier.load(DEFAULT_STRIP_MODEL)
         return cls(CardClassifier.load(model or DEFAULT_MODEL, threads=1), **options)
 
     @property
@@ -161,7 +170,8 @@ class TableReader:
             return TableView(index, last.detections, last.obstructions, last.observation,
                              reused=len(last.detections))
         self._last_small = small
-        loc = locate_cards(image, self.geometry, fanned=self.fanned)
+        loc = locate_cards(image, self.geometry, fanned=self.fanned, columns=self.columns,
+                           rows=self.rows_per_column)
         detections, reused = self._recognise(image, loc.cards)
         from vision.layout import build_view
 
@@ -194,11 +204,18 @@ class TableReader:
                         probs[i] = self._cache[j].probs
                         break
         todo = [i for i, p in enumerate(probs) if p is None]
+        classes = self.classes
+        if self.strip is not None:
+            covered = [i for i in todo if cards[i].covered]
+            todo = [i for i in todo if not cards[i].covered]
+            if covered:
+                fresh = self.strip.predict(image, [cards[i].quad for i in covered])
+                for i, p in zip(covered, fresh, strict=True):
+                    probs[i] = _to_classes(p, self.strip.classes, classes)
         if todo:
             fresh = self.classifier.predict([crops[i] for i in todo], both_ways=self.both_ways)
             for i, p in zip(todo, fresh, strict=True):
                 probs[i] = np.asarray(p, np.float32)
-        classes = self.classes
         out = []
         for c, p in zip(cards, probs, strict=True):
             assert p is not None
@@ -210,6 +227,17 @@ class TableReader:
                            zip(cards, thumbs, probs, strict=True)]
         out.sort(key=lambda d: -d.confidence)
         return tuple(out), len(cards) - len(todo)
+
+
+def _to_classes(p: np.ndarray, have: tuple[str, ...], want: tuple[str, ...]) -> np.ndarray:
+    """Probabilities over ``have`` re-indexed to ``want`` (classes it cannot tell get 0)."""
+    out = np.zeros(len(want), np.float32)
+    index = {c: k for k, c in enumerate(want)}
+    for c, v in zip(have, p, strict=True):
+        if c in index:
+            out[index[c]] = v
+    total = float(out.sum())
+    return out / total if total > 0 else out
 
 
 def _thumb(crop: np.ndarray) -> np.ndarray:

@@ -181,8 +181,10 @@ def locate_card(img: np.ndarray, size: tuple[int, int] = CROP_SIZE,
 
 def _colour_of(code: str) -> str:
     """UNO colour letter, ``K`` for black UNO cards, ``-`` for anything else."""
-    from protocol_runner.cards import parse_card
+    from protocol_runner.cards import BACK, parse_card
 
+    if code in (BACK, "?"):
+        return "-"
     card = parse_card(code)
     if card.deck != "uno":
         return "-"

@@ -8,6 +8,7 @@ other seat; ``bench`` times dealing two 7-card hands from a fresh 108-card pack 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
@@ -36,6 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     host.add_argument("--auto", action="store_true", help="let the computer choose the moves")
     host.add_argument("--group", default="rfc3526-2048", choices=("rfc3526-2048", "test-256"),
                       help=argparse.SUPPRESS)
+    host.add_argument("--web", type=int, nargs="?", const=0, default=None, metavar="PORT",
+                      help="also show your hand and the game on a local page (127.0.0.1, PORT or "
+                      "any free port), with buttons to play, draw and pass")
     host.set_defaults(handler=run_host)
 
     join = sub.add_parser("join", help="join a table by its URL and the join code of a seat")
@@ -46,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "same command resumes)")
     join.add_argument("--auto", action="store_true", help="let the computer choose the moves")
     join.add_argument("--allow-test-group", action="store_true", help=argparse.SUPPRESS)
+    join.add_argument("--web", type=int, nargs="?", const=0, default=None, metavar="PORT",
+                      help="also show your hand and the game on a local page (127.0.0.1, PORT or "
+                      "any free port), with buttons to play, draw and pass")
     join.set_defaults(handler=run_join)
 
     bench = sub.add_parser("bench", help="time dealing 2 × 7 cards from a fresh 108-card pack")
@@ -101,7 +108,9 @@ def _ask(game: Any) -> Any:
         print("say e.g. 'play 2', 'play 3 red' (for W and +4), 'draw' or 'pass'")
 
 
-def _play(session: Any, auto: bool) -> int:
+def _play(session: Any, auto: bool, page: Any = None) -> int:
+    """Run the game to its end; moves come from the computer (``auto``), the page or the
+    terminal. The terminal always shows how the game goes."""
     from protocol_runner.remote.protocol import ProtocolError
 
     game, last = session.game, ""
@@ -111,6 +120,8 @@ def _play(session: Any, auto: bool) -> int:
             status, mine, done = _status(game), game.my_turn(), game.phase == "done"
         if status != last:
             print(status, flush=True)
+            if mine and page is not None and not auto:
+                print(f"your turn: play on the page {page.url()}", flush=True)
             last = status
         if done:
             break
@@ -118,6 +129,10 @@ def _play(session: Any, auto: bool) -> int:
             continue
         if not mine:
             session.idle()
+            continue
+        if page is not None and not auto:  # the page submits the move itself
+            page.acted.wait(0.5)
+            page.acted.clear()
             continue
         entry = game.choose() if auto else _ask(game)
         try:
@@ -137,6 +152,32 @@ def _play(session: Any, auto: bool) -> int:
     return 0 if report.clean else 1
 
 
+def _open_page(session: Any, port: int | None) -> Any:
+    """Serve the local page (``--web``) for ``session``; None without ``--web``."""
+    if port is None:
+        return None
+    from protocol_runner.remote.web import RemotePage
+    from protocol_runner.server import PortInUseError
+
+    page = RemotePage(session)
+    try:
+        print(f"your page: {page.serve(port)}", flush=True)
+    except PortInUseError:
+        raise PortInUseError(f"port {port} for the page is already in use: pick another with "
+                             "--web PORT, or give --web alone for any free port") from None
+    return page
+
+
+def _keep_page(page: Any) -> None:
+    """After the game, keep the page up (the audit is on it) until Enter, Ctrl-C or no stdin."""
+    if page is None:
+        return
+    page.refresh()
+    print(f"the page stays up at {page.url()}; press Enter to close it", flush=True)
+    with contextlib.suppress(EOFError, KeyboardInterrupt):
+        input()
+
+
 def run_host(args: argparse.Namespace) -> int:
     from protocol_runner.remote.transport import HostSession
 
@@ -149,13 +190,18 @@ def run_host(args: argparse.Namespace) -> int:
     for seat, code in session.codes.items():
         print(f"player {seat + 1} runs:  cardtable remote join http://{shown}:{args.port} {code}")
     sys.stdout.flush()
+    page = None
     try:
-        code = _play(session, args.auto)
+        page = _open_page(session, args.web)
+        code = _play(session, args.auto, page)
         deadline = time.monotonic() + 15  # let the joiners fetch the end of the log
         while not session.everyone_has_all and time.monotonic() < deadline:
             time.sleep(0.05)
+        _keep_page(page)
         return code
     finally:
+        if page is not None:
+            page.stop()
         session.stop()
 
 
@@ -174,9 +220,15 @@ def run_join(args: argparse.Namespace) -> int:
     groups = (*PLAY_GROUPS, "test-256") if args.allow_test_group else PLAY_GROUPS
     session = JoinSession(args.url, args.code, state, groups=groups)
     print(f"joined {args.url} (state in {state}; rerun the same command to resume)", flush=True)
+    page = None
     try:
-        return _play(session, args.auto)
+        page = _open_page(session, args.web)
+        code = _play(session, args.auto, page)
+        _keep_page(page)
+        return code
     finally:
+        if page is not None:
+            page.stop()
         session.close()
 
 

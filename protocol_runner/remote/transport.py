@@ -269,31 +269,41 @@ class JoinSession:
         self.sync(wait=2.0)
 
     def sync(self, wait: float = 0.0) -> int:
-        """Fetch and apply the host's new entries; return how many."""
+        """Fetch and apply the host's new entries; return how many.
+
+        The long poll runs outside the lock, so a move from the page can go out meanwhile;
+        entries are applied under the lock, and only if the log has not moved on since."""
         got = 0
         while True:
-            data = self._call("GET", "/log", params={"seat": self.seat, "after": self.log_length,
+            after = self.log_length
+            data = self._call("GET", "/log", params={"seat": self.seat, "after": after,
                                                      "wait": wait})
             envelopes, wait = data.get("entries", []), 0.0
-            for item in envelopes:
-                env = item.get("envelope") if isinstance(item, dict) else None
-                if not isinstance(env, dict) or not secrets.compare_digest(
-                        str(item.get("relay", "")), relay_mac(self.key, env)):
-                    raise MessageError("an entry from the host has a wrong relay MAC: "
-                                       "tampered with on the way")
-                entry = open_envelope(env, self.table, self._key_for(env))
-                self.game.apply(entry)
-                self.store.append(env)
-                self.log_length += 1
-                got += 1
+            with self.lock:
+                if self.log_length != after:  # our own entry went out meanwhile: ask again
+                    continue
+                for item in envelopes:
+                    env = item.get("envelope") if isinstance(item, dict) else None
+                    if not isinstance(env, dict) or not secrets.compare_digest(
+                            str(item.get("relay", "")), relay_mac(self.key, env)):
+                        raise MessageError("an entry from the host has a wrong relay MAC: "
+                                           "tampered with on the way")
+                    entry = open_envelope(env, self.table, self._key_for(env))
+                    self.game.apply(entry)
+                    self.store.append(env)
+                    self.log_length += 1
+                    got += 1
+                if got:
+                    self.store.snapshot(self.game.snapshot())
             if len(envelopes) < 200:
-                break
-        if got:
-            self.store.snapshot(self.game.snapshot())
-        return got
+                return got
 
     def submit(self, entry: Entry) -> None:
         """Post one of this device's entries (journal first); the host's verdict is final."""
+        with self.lock:
+            self._submit(entry)
+
+    def _submit(self, entry: Entry) -> None:
         self.store.save_journal(self.game.device.journal)
         envelope = seal(entry, self.table, self.key)
         answer = self._call("POST", "/entries", json=envelope)

@@ -97,7 +97,7 @@ def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
         ellipse=str(rng.choice(["filled", "ring", "rays"], p=[0.35, 0.35, 0.3])),
         ellipse_angle=float(rng.uniform(0, 42) if rng.random() < 0.3
                             else rng.uniform(25, 42)),
-        ellipse_axes=(float(rng.uniform(0.27, 0.4)), float(rng.uniform(0.4, 0.5))),
+        ellipse_axes=(float(rng.uniform(0.27, 0.45)), float(rng.uniform(0.4, 0.5))),
         font=int(rng.integers(len(FONT_FILES))),
         skew=float(rng.uniform(-0.05, 0.28)),
         stretch=float(rng.uniform(0.8, 1.15)),
@@ -165,9 +165,9 @@ def _straight_arrows(rgb: tuple[int, int, int], n: int) -> np.ndarray:
     """Two thick parallel arrows pointing opposite ways (most printings' reverse symbol)."""
     img, d = _blank(n)
     s = n / 100
-    for y0, sign in ((34, 1), (66, -1)):
-        shaft = [(4, y0 - 9), (62, y0 - 9), (62, y0 + 9), (4, y0 + 9)]
-        head = [(58, y0 - 21), (96, y0), (58, y0 + 21)]
+    for y0, sign in ((36, 1), (64, -1)):
+        shaft = [(14, y0 - 10), (66, y0 - 10), (66, y0 + 10), (14, y0 + 10)]
+        head = [(62, y0 - 22), (98, y0), (62, y0 + 22)]
         for poly in (shaft, head):
             pts = [((50 + sign * (x - 50)) * s, y * s) for x, y in poly]
             d.polygon(pts, fill=(*rgb, 255))

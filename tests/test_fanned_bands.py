@@ -1,0 +1,91 @@
+"""Bands of columns overlapping sideways (the card selection layout): split by the runner's prior.
+
+Real frames: the table renderer (``vision.synth.video``) draws the layout the runner asks for, the
+camera looks at it at an angle, and the localiser must find every cell at its place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from protocol_runner.observations import from_json
+from vision.detect import band_column_counts, locate_cards
+from vision.geometry import DEFAULT_MAT, TableGeometry
+from vision.layout import build_view, column_gap
+from vision.recognise import Detection
+from vision.synth.video import Camera, place_view, render_world
+
+HELPERS = ("1B", "2G", "1R", "5B")
+
+
+def selection_view(columns: int, rows: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    faces = ["7R", "+4", "SG", "0Y", "RB", "W", "9G", "+2Y"]
+    work = [[str(rng.choice(faces)) if r == 0 else ("BACK" if r == 1 else HELPERS[r])
+             for r in range(rows)] for _ in range(columns)]
+    return from_json({"v": 1, "kind": "view", "work": work, "discard": "8B"})
+
+
+@pytest.mark.parametrize(("widths", "columns", "card_w", "expected"), [
+    ([1600.0], 53, 114.0, [53]),
+    ([1570.0, 1570.0], 105, 114.0, [53, 52]),
+    ([1570.0, 758.0], 77, 114.0, [53, 24]),
+    ([1570.0, 1570.0], 2, 114.0, [1, 1]),
+    ([500.0, 500.0], 1, 114.0, [1, 1]),  # fewer columns than bands: one each, never zero
+    ([], 10, 114.0, []),
+])
+def test_band_column_counts(widths, columns, card_w, expected):
+    counts = band_column_counts(widths, columns, card_w)
+    assert sorted(counts, reverse=True) == sorted(expected, reverse=True)
+
+
+@pytest.mark.parametrize(("xs", "gap"), [
+    (np.array([0.0, 0.5, 1.0, 66.0, 66.4, 132.0]), 28.5),  # side by side: half a card
+    (np.array([0.0, 0.8, 15.0, 15.5, 30.2, 29.6]), 7.5),  # fanned at 15 mm
+    (np.array([3.0, 3.2]), 28.5),  # one column: nothing to measure
+])
+def test_column_gap(xs, gap):
+    assert column_gap(xs) == pytest.approx(gap, abs=0.6)
+
+
+@pytest.mark.parametrize(("columns", "rows", "whole"), [
+    (105, 4, 2),  # two bands, rows fanned downwards: one whole card per band
+    (105, 1, 2),
+    (60, 4, 4),  # one band whose rows lie apart: the last card of every row is whole
+])
+def test_rendered_selection_layout_is_split_into_every_cell(columns, rows, whole):
+    view = selection_view(columns, rows)
+    image = Camera().shoot(render_world(view, seed=3))
+    geometry = TableGeometry.from_markers(image, DEFAULT_MAT)
+    loc = locate_cards(image, geometry, columns=columns, rows=rows)
+    work = [c for c in loc.cards if c.zone == "work"]
+    assert len(work) == columns * rows
+    # each found card is named after the true cell nearest to it; the layout must put every
+    # one back at that cell
+    truth = [p for p in place_view(view, seed=3) if p.zone == "work"]
+    centres = np.array([p.centre for p in truth])
+    dets, off = [], 0
+    for c in work:
+        near = int(np.argmin(np.linalg.norm(centres - c.centre_mm, axis=1)))
+        error = np.linalg.norm(centres[near] - c.centre_mm)
+        assert error < 8.0
+        off += error > 4.0
+        dets.append(Detection(f"{truth[near].column}/{truth[near].row}", 0.9, c.quad, c.quad_mm,
+                              "work", c.covered))
+    assert off <= 0.05 * len(work)
+    read = build_view(dets, rows_per_column=rows)
+    assert len(read.work) == columns
+    right = sum(cell.code == f"{ci}/{ri}" for ci, col in enumerate(read.work, start=1)
+                for ri, cell in enumerate(col, start=1))
+    assert right == columns * rows
+    assert sum(not c.covered for c in work) == whole
+
+
+def test_without_the_prior_the_band_is_not_split_into_columns():
+    """The reason for the prior: 105 columns 15 mm apart are not found by edges alone."""
+    view = selection_view(105, 4)
+    image = Camera().shoot(render_world(view, seed=3))
+    geometry = TableGeometry.from_markers(image, DEFAULT_MAT)
+    found = [c for c in locate_cards(image, geometry, fanned=True).cards if c.zone == "work"]
+    assert len(found) < 0.8 * 420

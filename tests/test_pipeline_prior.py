@@ -1,0 +1,82 @@
+"""The protocol as a prior in the main job: the runner's expectation shapes what the camera reads.
+
+Rendered frames of a card selection layout go through :class:`CameraVision` (the real reader,
+classifiers and committer); the runner's hint says how many columns, how tall, and which codes
+may show.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from protocol_runner.observations import from_json
+from protocol_runner.pipeline import CameraVision, expected_multiset
+from vision.recognise import TableReader
+from vision.synth.video import Camera, render_world
+
+
+@pytest.mark.parametrize(("hint", "expected"), [
+    (None, Counter()),
+    ({"work": []}, Counter()),
+    ({"work": [["BACK", "1B"], ["BACK", "1B"]]}, Counter({"BACK": 2, "1B": 2})),
+    # a reveal: the "?" cells may show the may_show codes, each at most that often
+    ({"work": [["?", "BACK"], ["?", "BACK"]], "may_show": {"7R": 1, "+4": 2}},
+     Counter({"BACK": 2, "7R": 1, "+4": 2})),
+    # may_show without a "?" cell reveals nothing
+    ({"work": [["BACK"]], "may_show": {"7R": 1}}, Counter({"BACK": 1})),
+])
+def test_expected_multiset(hint, expected):
+    assert expected_multiset(hint) == expected
+
+
+def _layout(seed: int) -> list[list[str]]:
+    rng = np.random.default_rng(seed)
+    faces = ["7R", "+4", "SG", "0Y", "RB", "W", "9G", "+2Y", "5B", "3G"]
+    return [[str(rng.choice(faces)), "BACK", "2G", "1R"] for _ in range(105)]
+
+
+def _frames(work: list[list[str]], n: int = 5) -> list[np.ndarray]:
+    view = from_json({"v": 1, "kind": "view", "work": work, "discard": "8B"})
+    return [Camera().shoot(render_world(view, seed=9))] * n
+
+
+def _commit(vision: CameraVision, frames: list[np.ndarray]):
+    for frame in frames:
+        view, cards = vision.process(frame, 0.0)
+        if view is not None:
+            return view, cards
+    raise AssertionError("no view committed")
+
+
+@pytest.fixture(scope="module")
+def reader() -> TableReader:
+    return TableReader.load()
+
+
+def test_the_hint_sets_the_layout_and_the_prior_reads_the_reveal(reader):
+    work = _layout(1)
+    vision = CameraVision(reader)
+    vision.expect({"work": [["?", "BACK", "2G", "1R"]] * 105,
+                   "may_show": dict(Counter(col[0] for col in work))})
+    assert reader.columns == 105 and reader.rows_per_column == 4
+    view, cards = _commit(vision, _frames(work))
+    assert len(view.work) == 105
+    read = [[cell.code for cell in col] for col in view.work]
+    right = sum(a == b for ra, rb in zip(read, work, strict=True)
+                for a, b in zip(ra, rb, strict=True))
+    assert right >= 0.95 * 420, f"{right}/420"
+    assert {c["column"] for c in cards if c["zone"] == "work"} == set(range(1, 106))
+
+
+def test_a_card_the_protocol_does_not_allow_is_not_read_as_an_allowed_one(reader):
+    """A planted mistake: a 1R where the runner expects 2G. The prior must not hide it."""
+    work = _layout(2)
+    wrong = [list(col) for col in work]
+    wrong[40][2] = "1R"
+    vision = CameraVision(reader)
+    vision.expect({"work": work})
+    view, _ = _commit(vision, _frames(wrong))
+    assert view.work[40][2].code == "1R"

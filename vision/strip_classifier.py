@@ -1,0 +1,95 @@
+"""Strip classifier at run time: read a covered card from the corner a fanned layout leaves visible.
+
+WHY: in a fanned layout (columns overlapping sideways, rows overlapping downwards) a covered card
+shows only its top-left corner, about ``CORNER_MM`` = 13 × 22 mm: the printed corner index and a
+sliver of its field colour. The whole-card classifier (:mod:`vision.classifier`) reads that crop
+as the cards lying on top of it. This network (trained by :mod:`vision.train.strip`) sees only
+the corner patch, cut from the card's quad the same way in training and here. Runs on
+onnxruntime only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from protocol_runner.cards import BACK, uno_faces
+
+DEFAULT_STRIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "strip_classifier.onnx"
+CORNER_MM = (13.0, 22.0)
+"""The part of a card that stays visible at the closest fanning (13 mm columns, 22 mm rows)."""
+CARD_MM = (57.0, 88.0)
+STRIP_SIZE = 32
+STRIP_CLASSES: tuple[str, ...] = tuple(sorted([c.code for c in uno_faces()] + [BACK]))
+
+
+class StripClassifierError(ValueError):
+    """A strip model that cannot be loaded (the message says how to get one)."""
+
+
+def corner_patch_quad(quad: np.ndarray, card_mm: tuple[float, float] = CARD_MM) -> np.ndarray:
+    """The top-left ``CORNER_MM`` patch of a card given by its whole-card ``quad`` (canonical
+    order: top-left, top-right, bottom-right, bottom-left), in the same coordinates."""
+    q = np.asarray(quad, np.float32)
+    fx, fy = CORNER_MM[0] / card_mm[0], CORNER_MM[1] / card_mm[1]
+    right = (q[1] - q[0]) * fx
+    down = (q[3] - q[0]) * fy
+    return np.float32([q[0], q[0] + right, q[0] + right + down, q[0] + down])
+
+
+def cut_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The corner patch of the card at ``quad`` (image px), as the network's square input."""
+    src = corner_patch_quad(quad)
+    # sample at the image's own resolution first (as the camera saw it), then to the input size
+    w = max(6, int(round(float(np.linalg.norm(src[1] - src[0])))))
+    h = max(8, int(round(float(np.linalg.norm(src[3] - src[0])))))
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    M = cv2.getPerspectiveTransform(src, dst)
+    low = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(low, (STRIP_SIZE, STRIP_SIZE), interpolation=cv2.INTER_LINEAR)
+
+
+@dataclass
+class StripClassifier:
+    """Corner patches in, class probabilities out (columns = ``classes``)."""
+
+    session: Any
+    classes: tuple[str, ...]
+    input_name: str
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_STRIP_MODEL, threads: int = 1) -> StripClassifier:
+        import onnxruntime as ort
+
+        path = Path(path)
+        meta_path = path.with_suffix(".json")
+        if not path.is_file() or not meta_path.is_file():
+            raise StripClassifierError(
+                f"{path}: no strip classifier (or its .json) here; build it with "
+                "`cardtable train` (needs the [train] extra)")
+        meta = json.loads(meta_path.read_text())
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        return cls(session, tuple(meta["classes"]), session.get_inputs()[0].name)
+
+    def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, C) probabilities for ``STRIP_SIZE``-square BGR patches."""
+        if not len(patches):
+            return np.zeros((0, len(self.classes)), np.float32)
+        x = np.stack([cv2.cvtColor(p, cv2.COLOR_BGR2RGB) for p in patches]).astype(np.float32)
+        x = np.ascontiguousarray(x.transpose(0, 3, 1, 2) / 255.0)
+        out = self.session.run(None, {self.input_name: x})[0]
+        return np.asarray(out, np.float32)
+
+    def predict(self, image: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, C) probabilities for the cards at ``quads`` (whole-card quads in image px)."""
+        return self.predict_patches([cut_patch(image, q) for q in quads])

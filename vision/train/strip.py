@@ -1,0 +1,209 @@
+"""Train the strip classifier: the top-left corner of a card that a fanned layout leaves visible.
+
+WHY a second classifier: in the card selection layout (up to 107 columns of 4 cards in bands)
+columns overlap sideways and rows overlap downwards, so each covered card shows only its top-left
+corner, about 13 × 22 mm — the printed corner index and a bit of the field colour. A whole-card
+classifier sees mostly the cards on top of it there. This one is trained on exactly that patch,
+cut from renders of :func:`vision.synth.faces.render_face` fanned the way people fan cards (a
+neighbour on the right and one below, each with a shadow), at the camera's resolution (about
+1 px/mm) with blur, noise, JPEG, light colour casts and the localiser's small misplacements.
+
+ultralytics' own augmentations are off (flips swap 6 and 9, hue jitter swaps colours, random
+crops cut the index); ours are applied when the patches are composed. Training runs on CPU in a
+few minutes: YOLOv8n-cls from its YAML (no pretrained weights), 32 px input, ONNX export.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.strip_classifier import CORNER_MM, STRIP_CLASSES, STRIP_SIZE, corner_patch_quad
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+
+CARD_MM = (57.0, 88.0)
+RENDER_PX_PER_MM = 2.0
+FELT_BGR = (110, 45, 95)
+
+
+def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES
+              ) -> dict[str, list[np.ndarray]]:
+    """``styles`` renders of every class at 2 px/mm, each in a random printing (plus the classic
+    look in the training pool, seed 0, since it is one printing people own)."""
+    from vision.synth.faces import canonical_face, render_face
+
+    rng = np.random.default_rng(seed)
+    size = (round(CARD_MM[0] * RENDER_PX_PER_MM), round(CARD_MM[1] * RENDER_PX_PER_MM))
+    pool: dict[str, list[np.ndarray]] = {}
+    for code in classes:
+        faces = [render_face(code, rng, size=size, deck="uno") for _ in range(styles)]
+        if seed == 0:
+            faces.append(canonical_face(code, size))
+        pool[code] = faces
+    return pool
+
+
+def _paste(canvas: np.ndarray, face: np.ndarray, x: float, y: float, angle: float) -> None:
+    """Lay ``face`` with its top-left corner at (x, y) px, rotated by ``angle`` degrees, with a
+    soft shadow to its lower left (as the renderer and a real table draw it)."""
+    from vision.synth.faces import card_mask
+
+    h, w = face.shape[:2]
+    M = cv2.getRotationMatrix2D((0.0, 0.0), angle, 1.0)
+    M[:, 2] += (x, y)
+    H, W = canvas.shape[:2]
+    alpha = cv2.warpAffine(card_mask((w, h)), M, (W, H)).astype(np.float32)[..., None] / 255
+    card = cv2.warpAffine(face, M, (W, H)).astype(np.float32)
+    shadow = cv2.GaussianBlur(alpha[..., 0], (0, 0), 2.5)
+    shadow = np.roll(shadow, (2, -2), (0, 1))[..., None]
+    out = canvas.astype(np.float32) * (1 - 0.4 * shadow)
+    canvas[:] = np.clip(out * (1 - alpha) + card * alpha, 0, 255).astype(np.uint8)
+
+
+def compose(target: np.ndarray, right: np.ndarray | None, below: np.ndarray | None,
+            rng: np.random.Generator) -> np.ndarray:
+    """One training patch: ``target`` fanned under its neighbours, cut like the reader cuts it."""
+    p = RENDER_PX_PER_MM
+    margin = 12.0
+    W = round((CORNER_MM[0] + 2 * margin + 30) * p)
+    H = round((CORNER_MM[1] + 2 * margin + 30) * p)
+    canvas = np.empty((H, W, 3), np.uint8)
+    canvas[:] = np.clip(np.array(FELT_BGR) * rng.uniform(0.7, 1.2), 0, 255)
+    ox, oy = margin * p, margin * p
+    _paste(canvas, target, ox, oy, float(rng.normal(0, 1.5)))
+    pitch_x = rng.uniform(CORNER_MM[0] - 0.5, 24.0)
+    pitch_y = rng.uniform(CORNER_MM[1] - 0.5, 45.0)
+    if below is not None:
+        _paste(canvas, below, ox + rng.normal(0, 1.2) * p, oy + pitch_y * p,
+               float(rng.normal(0, 1.5)))
+    if right is not None:
+        _paste(canvas, right, ox + pitch_x * p, oy + rng.normal(0, 1.2) * p,
+               float(rng.normal(0, 1.5)))
+    # where the localiser puts the card: off by a millimetre or two, a few degrees, a bit of scale
+    w_mm, h_mm = CARD_MM
+    s = rng.uniform(0.95, 1.05)
+    a = np.deg2rad(rng.normal(0, 2.0))
+    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    quad_mm = np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], np.float32) * s @ R.T
+    quad = (quad_mm + rng.normal(0, 1.0, 2)) * p + [ox, oy]
+    patch = _cut(canvas, quad.astype(np.float32), rng)
+    return _degrade(patch, rng)
+
+
+def _cut(image: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The corner patch of ``quad`` seen at the camera's resolution (0.8 to 1.5 px/mm)."""
+    ppm = rng.uniform(0.8, 1.5)
+    small = (max(6, round(CORNER_MM[0] * ppm)), max(8, round(CORNER_MM[1] * ppm)))
+    src = corner_patch_quad(quad)
+    dst = np.float32([[0, 0], [small[0], 0], [small[0], small[1]], [0, small[1]]])
+    M = cv2.getPerspectiveTransform(src, dst)
+    low = cv2.warpPerspective(image, M, small, flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(low, (STRIP_SIZE, STRIP_SIZE), interpolation=cv2.INTER_LINEAR)
+
+
+def _degrade(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light of a room and a phone camera: colour cast, brightness, blur, noise, JPEG."""
+    img = patch.astype(np.float32)
+    img *= rng.uniform(0.88, 1.12, 3) * rng.uniform(0.65, 1.25)
+    img += rng.uniform(-15, 15)
+    if rng.random() < 0.5:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.0))
+    img += rng.normal(0, rng.uniform(0, 6), img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.7:
+        ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 90))])
+        img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return img
+
+
+def make_patches(pool: dict[str, list[np.ndarray]], per_class: int, seed: int
+                 ) -> dict[str, list[np.ndarray]]:
+    """``per_class`` composed patches of every class of ``pool``."""
+    rng = np.random.default_rng(seed)
+    everything = [f for faces in pool.values() for f in faces]
+    out: dict[str, list[np.ndarray]] = {}
+    for code, faces in pool.items():
+        out[code] = []
+        for _ in range(per_class):
+            target = faces[int(rng.integers(len(faces)))]
+            right = everything[int(rng.integers(len(everything)))] if rng.random() < 0.85 else None
+            below = everything[int(rng.integers(len(everything)))] if rng.random() < 0.85 else None
+            out[code].append(compose(target, right, below, rng))
+    return out
+
+
+def write_folder(patches: dict[str, list[np.ndarray]], folder: Path) -> None:
+    for code, images in patches.items():
+        d = folder / code
+        d.mkdir(parents=True, exist_ok=True)
+        for i, img in enumerate(images):
+            cv2.imwrite(str(d / f"{i:05d}.png"), img)
+
+
+def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
+                           work: str | Path = "runs/strip", per_class: int = 220,
+                           styles: int = 12, epochs: int = 12, batch: int = 128,
+                           workers: int = 2, log: bool = True) -> dict[str, float]:
+    """Render the data, train, export ``out`` (+ ``.json`` sidecar), measure held-out accuracy.
+
+    The held-out set uses printings (render seeds) the training never saw. Returns the figures
+    written to the sidecar. About 10 minutes on 2 CPU cores with the defaults.
+    """
+    from ultralytics import YOLO
+    from ultralytics.utils import SETTINGS
+
+    from vision.strip_classifier import StripClassifier
+
+    SETTINGS.update({"sync": False})
+    out, work = Path(out), Path(work)
+    data = work / "data"
+    if data.exists():
+        shutil.rmtree(data)
+    t0 = time.perf_counter()
+    train_pool = face_pool(0, styles)
+    write_folder(make_patches(train_pool, per_class, 1), data / "train")
+    val_pool = face_pool(1, 3)
+    held_out = make_patches(val_pool, max(20, per_class // 10), 2)
+    write_folder(held_out, data / "val")
+    if log:
+        print(f"strip data: {len(STRIP_CLASSES)} classes × {per_class} patches rendered in "
+              f"{time.perf_counter() - t0:.0f} s", flush=True)
+    model = YOLO("yolov8n-cls.yaml")
+    model.train(data=str(data), imgsz=STRIP_SIZE, epochs=epochs, batch=batch, workers=workers,
+                device="cpu", project=str(work.resolve()), name="cls", exist_ok=True,
+                pretrained=False, amp=False, plots=False, fliplr=0.0, flipud=0.0, hsv_h=0.0,
+                hsv_s=0.0, hsv_v=0.0, erasing=0.0, auto_augment=None, scale=0.0, cache="ram",
+                seed=0, verbose=False, lr0=0.003, optimizer="AdamW", warmup_epochs=1,
+                cos_lr=True)
+    best = work / "cls" / "weights" / "best.pt"
+    onnx_path = Path(YOLO(str(best)).export(format="onnx", imgsz=STRIP_SIZE, simplify=False,
+                                            dynamic=True))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(onnx_path, out)
+    names = YOLO(str(best)).names
+    classes = [names[i] for i in range(len(names))]
+    meta = {"classes": classes, "input": STRIP_SIZE, "corner_mm": list(CORNER_MM)}
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=1))
+    clf = StripClassifier.load(out)
+    right = total = 0
+    for code, images in held_out.items():
+        probs = clf.predict_patches(images)
+        right += sum(clf.classes[int(np.argmax(p))] == code for p in probs)
+        total += len(images)
+    meta["held_out_accuracy"] = round(right / total, 4)
+    meta["held_out_patches"] = total
+    meta["train_seconds"] = round(time.perf_counter() - t0)
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=1))
+    if log:
+        print(f"strip classifier: {right}/{total} held-out patches right "
+              f"({100 * right / total:.1f}%), {meta['train_seconds']} s in all → {out}")
+    return meta
