@@ -13,23 +13,24 @@ import numpy as np
 import pytest
 
 from protocol_runner.observations import from_json
-from protocol_runner.pipeline import CameraVision, expected_multiset
+from protocol_runner.pipeline import CameraVision
 from vision.recognise import TableReader
 from vision.synth.video import Camera, render_world
 
 
-@pytest.mark.parametrize(("hint", "expected"), [
-    (None, Counter()),
-    ({"work": []}, Counter()),
-    ({"work": [["BACK", "1B"], ["BACK", "1B"]]}, Counter({"BACK": 2, "1B": 2})),
-    # a reveal: the "?" cells may show the may_show codes, each at most that often
-    ({"work": [["?", "BACK"], ["?", "BACK"]], "may_show": {"7R": 1, "+4": 2}},
-     Counter({"BACK": 2, "7R": 1, "+4": 2})),
-    # may_show without a "?" cell reveals nothing
-    ({"work": [["BACK"]], "may_show": {"7R": 1}}, Counter({"BACK": 1})),
+@pytest.mark.parametrize(("hint", "work", "may_show"), [
+    (None, [], Counter()),
+    ({"work": []}, [], Counter()),
+    ({"work": [["BACK", "1B"], ["BACK", None]]}, [["BACK", "1B"], ["BACK", ""]], Counter()),
+    ({"work": [["?", "BACK"]], "may_show": {"7R": 1, "+4": 2}}, [["?", "BACK"]],
+     Counter({"7R": 1, "+4": 2})),
 ])
-def test_expected_multiset(hint, expected):
-    assert expected_multiset(hint) == expected
+def test_the_hint_is_kept_per_cell(hint, work, may_show, reader):
+    vision = CameraVision(reader)
+    vision.expect(hint)
+    assert vision.expected_work == work
+    assert vision.may_show == may_show
+    assert reader.columns == (len(work) or None)
 
 
 def _layout(seed: int) -> list[list[str]]:

@@ -111,6 +111,14 @@ class _Edges:
     def __init__(self, gray: np.ndarray) -> None:
         self.gray = gray
         self._value: np.ndarray | None = None
+        self._signed: tuple[np.ndarray, np.ndarray] | None = None
+
+    def signed(self) -> tuple[np.ndarray, np.ndarray]:
+        """Signed x and y derivatives (a card edge's side tells which card it belongs to)."""
+        if self._signed is None:
+            self._signed = (cv2.Sobel(self.gray, cv2.CV_32F, 1, 0, ksize=3),
+                            cv2.Sobel(self.gray, cv2.CV_32F, 0, 1, ksize=3))
+        return self._signed
 
     def __call__(self) -> np.ndarray:
         if self._value is None:
@@ -261,21 +269,28 @@ def _snap(profile: np.ndarray, expected: np.ndarray, window: float) -> np.ndarra
     return out
 
 
-def _comb(profile: np.ndarray, k: int, pitch: float, start: float, reach: float
-          ) -> np.ndarray:
-    """``k`` edge positions in ``profile``: the evenly spaced comb (first tooth near ``start``,
-    spacing near ``pitch``) on the strongest edges, then each tooth moved to its nearest strong
-    edge, so the hand's uneven spacing is followed without losing count."""
+def _comb(profile: np.ndarray, k: int, pitch: float, start: float, slack: float,
+          reach: float, end: float, card: float) -> np.ndarray:
+    """``k`` edge positions in ``profile``: the evenly spaced comb (first tooth from ``reach``
+    before ``start`` to ``reach`` after ``start + slack``, spacing near ``pitch``, the last
+    card ending no more than ``3 reach`` inside ``end``) on the strongest edges, then each
+    tooth moved to its nearest strong edge, so the hand's uneven spacing is followed without
+    losing count."""
     n = len(profile)
     best, best_v = None, -1.0
     idx = np.arange(k)
-    for s0 in np.arange(start - 0.6 * start, start + 0.6 * start + 1, 1.0):
-        for pt in np.linspace(0.95 * pitch, 1.05 * pitch, 21) if k > 1 else (pitch,):
+    for s0 in np.arange(start - reach, start + max(slack, 0.0) + reach + 1, 1.0):
+        # a blob is more often too big (a shadow, a stray line) than too small
+        for pt in np.linspace(0.85 * pitch, 1.05 * pitch, 41) if k > 1 else (pitch,):
+            last = s0 + (k - 1) * pt + card
+            if k > 1 and not end - 3 * reach <= last <= end + reach:
+                continue
             ts = np.clip(np.round(s0 + idx * pt).astype(int), 0, n - 1)
             v = float(profile[ts].sum())
             if v > best_v:
                 best, best_v = s0 + idx * pt, v
-    assert best is not None
+    if best is None:  # nothing fits the constraints: the plain even comb
+        best = start + idx * pitch
     return _snap(profile, best, min(0.2 * pitch, reach)) if k > 1 and pitch > 0 else best
 
 
@@ -303,9 +318,7 @@ def split_band(rect: tuple, columns: int, rows: int, edges: _Edges, p: float,
     pitch_y = (h - card_h) / max(rows - 1, 1) if rows > 1 else 0.0
     # a card's left (top) edge is where the image turns bright going right (down): the white
     # border starts; its own inner border edge turns dark, so the signed change tells them apart
-    gray = edges.gray.astype(np.float32)
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    gx, gy = edges.signed()
     across = np.maximum(gx * ux[0] + gy * ux[1], 0)
     down = np.maximum(gx * uy[0] + gy * uy[1], 0)
     margin = 6.0 * p
@@ -313,16 +326,22 @@ def split_band(rect: tuple, columns: int, rows: int, edges: _Edges, p: float,
     ys_t = np.linspace(0.05, 0.95, 24, dtype=np.float32) * h
     px = origin[0] + xs_t[None, :] * ux[0] + ys_t[:, None] * uy[0]
     py = origin[1] + xs_t[None, :] * ux[1] + ys_t[:, None] * uy[1]
-    col_prof = np.median(cv2.remap(across, px.astype(np.float32), py.astype(np.float32), cv2.INTER_LINEAR), axis=0)
-    lefts = _comb(col_prof, columns, pitch_x, margin, 3.0 * p) - margin
-    if rows:
-        yt = np.arange(-margin, h + margin, dtype=np.float32)
-        xt = np.linspace(0.02, 0.98, 48, dtype=np.float32) * w
-        qx = origin[0] + xt[None, :] * ux[0] + yt[:, None] * uy[0]
-        qy = origin[1] + xt[None, :] * ux[1] + yt[:, None] * uy[1]
-        row_prof = np.median(cv2.remap(down, qx.astype(np.float32), qy.astype(np.float32),
-                                       cv2.INTER_LINEAR), axis=1)
-        tops = _comb(row_prof, rows, pitch_y, margin, 3.0 * p) - margin
+    col_prof = np.median(cv2.remap(across, px.astype(np.float32), py.astype(np.float32),
+                                   cv2.INTER_LINEAR), axis=0)
+    # the blob may reach past the cards (a shadow, a line of the mat): the comb may start
+    # anywhere that leaves room for all its teeth
+    lefts = _comb(col_prof, columns, pitch_x, margin,
+                  (w - card_w) - 0.85 * pitch_x * (columns - 1), 3.0 * p, margin + w,
+                  card_w) - margin
+    yt = np.arange(-margin, h + margin, dtype=np.float32)
+    xt = np.linspace(0.02, 0.98, 48, dtype=np.float32) * w
+    qx = origin[0] + xt[None, :] * ux[0] + yt[:, None] * uy[0]
+    qy = origin[1] + xt[None, :] * ux[1] + yt[:, None] * uy[1]
+    row_prof = np.median(cv2.remap(down, qx.astype(np.float32), qy.astype(np.float32),
+                                   cv2.INTER_LINEAR), axis=1)
+    tops = _comb(row_prof, max(rows, 1), pitch_y, margin,
+                 (h - card_h) - 0.85 * pitch_y * (max(rows, 1) - 1), 3.0 * p, margin + h,
+                 card_h) - margin
     angle = float(np.rad2deg(np.arctan2(ux[1], ux[0])))
     out = []
     reach = 2.5 * p  # a hand's jitter: each card's own edges, near its column's and row's

@@ -35,7 +35,9 @@ def layout_skew(centres: np.ndarray) -> float:
         ok = (dx > 0.6 * CARD_W) & (dx < 2.2 * CARD_W) & (np.abs(dy) < 0.35 * dx)
         ok[i] = False
         if ok.any():
-            j = np.flatnonzero(ok)[np.argmin(dx[ok])]
+            # the right neighbour is the one most level with this card (in a fanned column
+            # the cards below lie about as near to the right but lower)
+            j = np.flatnonzero(ok)[np.argmin(np.abs(dy[ok]) + 0.1 * dx[ok])]
             angles.append(np.arctan2(dy[j], dx[j]))
     return float(np.median(angles)) if angles else 0.0
 

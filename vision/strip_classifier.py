@@ -56,6 +56,24 @@ def cut_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return cv2.resize(low, (STRIP_SIZE, STRIP_SIZE), interpolation=cv2.INTER_LINEAR)
 
 
+def soften(probs: np.ndarray, temperature: float) -> np.ndarray:
+    """Softmax probabilities re-tempered: ``p ** (1 / T)``, renormalised (= softmax(logits/T))."""
+    if temperature == 1.0:
+        return probs
+    logp = np.log(np.maximum(probs, 1e-12)) / temperature
+    logp -= logp.max(axis=1, keepdims=True)
+    out = np.exp(logp)
+    return out / out.sum(axis=1, keepdims=True)
+
+
+def fit_temperature(probs: np.ndarray, labels: np.ndarray) -> float:
+    """The temperature that minimises the negative log-likelihood of ``labels`` (indices)."""
+    grid = np.exp(np.linspace(np.log(0.5), np.log(8.0), 60))
+    rows = np.arange(len(labels))
+    nll = [-np.log(np.maximum(soften(probs, t)[rows, labels], 1e-12)).mean() for t in grid]
+    return float(grid[int(np.argmin(nll))])
+
+
 @dataclass
 class StripClassifier:
     """Corner patches in, class probabilities out (columns = ``classes``)."""
@@ -63,6 +81,9 @@ class StripClassifier:
     session: Any
     classes: tuple[str, ...]
     input_name: str
+    temperature: float = 1.0
+    """Softmax temperature fitted on held-out renders: the joint decoding (``vision.prior``)
+    weighs and flags readings by these probabilities, so they must mean what they say."""
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_STRIP_MODEL, threads: int = 1) -> StripClassifier:
@@ -79,7 +100,8 @@ class StripClassifier:
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        return cls(session, tuple(meta["classes"]), session.get_inputs()[0].name)
+        return cls(session, tuple(meta["classes"]), session.get_inputs()[0].name,
+                   float(meta.get("temperature", 1.0)))
 
     def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
         """(N, C) probabilities for ``STRIP_SIZE``-square BGR patches."""
@@ -87,8 +109,8 @@ class StripClassifier:
             return np.zeros((0, len(self.classes)), np.float32)
         x = np.stack([cv2.cvtColor(p, cv2.COLOR_BGR2RGB) for p in patches]).astype(np.float32)
         x = np.ascontiguousarray(x.transpose(0, 3, 1, 2) / 255.0)
-        out = self.session.run(None, {self.input_name: x})[0]
-        return np.asarray(out, np.float32)
+        out = np.asarray(self.session.run(None, {self.input_name: x})[0], np.float64)
+        return soften(out, self.temperature).astype(np.float32)
 
     def predict(self, image: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
         """(N, C) probabilities for the cards at ``quads`` (whole-card quads in image px)."""

@@ -93,7 +93,8 @@ def compose(target: np.ndarray, right: np.ndarray | None, below: np.ndarray | No
     a = np.deg2rad(rng.normal(0, 2.0))
     R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     quad_mm = np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], np.float32) * s @ R.T
-    quad = (quad_mm + rng.normal(0, 1.0, 2)) * p + [ox, oy]
+    # the localiser places covered cards within a few mm (a hand's jitter, a card's rotation)
+    quad = (quad_mm + np.clip(rng.normal(0, 1.8, 2), -4.5, 4.5)) * p + [ox, oy]
     patch = _cut(canvas, quad.astype(np.float32), rng)
     return _degrade(patch, rng)
 
@@ -161,7 +162,7 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     from ultralytics import YOLO
     from ultralytics.utils import SETTINGS
 
-    from vision.strip_classifier import StripClassifier
+    from vision.strip_classifier import StripClassifier, fit_temperature
 
     SETTINGS.update({"sync": False})
     out, work = Path(out), Path(work)
@@ -194,6 +195,11 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     meta = {"classes": classes, "input": STRIP_SIZE, "corner_mm": list(CORNER_MM)}
     out.with_suffix(".json").write_text(json.dumps(meta, indent=1))
     clf = StripClassifier.load(out)
+    # calibration on printings neither training nor validation used
+    calib = make_patches(face_pool(3, 2), max(20, per_class // 10), 4)
+    probs = np.concatenate([clf.predict_patches(v) for v in calib.values()])
+    labels = np.concatenate([[clf.classes.index(c)] * len(v) for c, v in calib.items()])
+    meta["temperature"] = round(fit_temperature(probs, labels), 3)
     right = total = 0
     for code, images in held_out.items():
         probs = clf.predict_patches(images)
