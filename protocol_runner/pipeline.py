@@ -39,7 +39,7 @@ OPERATOR_EVENTS = {"shuffle_done": "shuffle_done", "undo": "step_undone",
                    "drew": "drew", "pass": "pass"}
 MAX_LAG = 0.25
 """Seconds a real-time replay may fall behind before it drops frames to catch up."""
-KEEP_OWN = 0.99
+KEEP_OWN = 0.997
 """Confidence from which a covered card's own strip reading overrules the protocol's prior."""
 FRAME_PUSH_INTERVAL = 1 / 12
 """Seconds between camera JPEGs pushed to the page: enough to look live, cheap on 2 cores."""

@@ -12,7 +12,7 @@ import pytest
 from protocol_runner.observations import from_json
 from vision.detect import band_column_counts, locate_cards
 from vision.geometry import DEFAULT_MAT, TableGeometry
-from vision.layout import build_view, column_gap
+from vision.layout import build_view, column_gap, zone_columns
 from vision.recognise import Detection
 from vision.synth.video import Camera, place_view, render_world
 
@@ -91,3 +91,14 @@ def test_without_the_prior_the_band_is_not_split_into_columns():
     geometry = TableGeometry.from_markers(image, DEFAULT_MAT)
     found = [c for c in locate_cards(image, geometry, fanned=True).cards if c.zone == "work"]
     assert len(found) < 0.8 * 420
+
+
+def test_fanned_side_columns_are_not_read_as_a_skewed_grid():
+    """Two columns of three cards fanned downwards 23 mm apart, 66 mm between columns: the
+    card to the right of a card is the level one, not the lower one at about the same x."""
+    centres = [(628, 522), (563, 500), (564, 477), (562, 523), (627, 478), (628, 502)]
+    box = np.array([[-28.5, -44], [28.5, -44], [28.5, 44], [-28.5, 44]], np.float32)
+    dets = [Detection(f"{x}", 0.9, box + (x, y), box + (x, y), "side") for x, y in centres]
+    columns = zone_columns(dets)
+    assert [[d.code for d in col] for col in columns] == [["564", "563", "562"],
+                                                          ["627", "628", "628"]]
