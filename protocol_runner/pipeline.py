@@ -771,6 +771,7 @@ class CameraVision:
         self.overrides: dict[tuple[str, int, int], tuple[str, str]] = {}
         self.last_cards: list[dict[str, Any]] = []
         self.expected_work: list[list[str]] = []
+        self.expected_side: list[list[str]] = []
         self.may_show: Counter[str] = Counter()
         self.expected_key = ""
         self.keep_own = KEEP_OWN
@@ -799,7 +800,7 @@ class CameraVision:
         return view, cards
 
     def _with_prior(self, table: Any, image: np.ndarray) -> Any:
-        """Re-read the work area with what the runner expects there (issue 5, item 7).
+        """Re-read the work and side areas with what the runner expects there (issue 5, 7).
 
         Each cell of the expected layout names its code, or ``?`` for a card being revealed:
         a cell with a code is read as that code, the revealed cells are decoded jointly against
@@ -818,8 +819,8 @@ class CameraVision:
         from vision.layout import build_view, zone_columns
         from vision.prior import FLAG_BELOW, PriorError, decode_detections
 
-        expected = self.expected_work
-        if not expected or table.blind or table.error or not table.detections:
+        if not (self.expected_work or self.expected_side) or table.blind or table.error \
+                or not table.detections:
             return table
         key = (table.detections, self.expected_key)
         if self._decoded is not None and self._decoded[0] == key:
@@ -828,18 +829,20 @@ class CameraVision:
         classes = {c: k for k, c in enumerate(self.reader.classes)}
         read = {id(d): d for d in table.detections}
         revealed: list[Any] = []
-        work = [d for d in table.detections if d.zone == "work" and d.quad_mm is not None]
-        for c, column in enumerate(zone_columns(work, self.reader.rows_per_column)):
-            for r, d in enumerate(column):
-                if d is None or d.probs is None or c >= len(expected) \
-                        or r >= len(expected[c]) or not expected[c][r]:
-                    continue
-                code = expected[c][r]
-                if code == "?":
-                    revealed.append(d)
-                elif code in classes:
-                    p = float(d.probs[classes[code]])
-                    read[id(d)] = self._legal(d, code, p, p < FLAG_BELOW, image)
+        for zone, expected, rows in (("work", self.expected_work, self.reader.rows_per_column),
+                                     ("side", self.expected_side, None)):
+            found = [d for d in table.detections if d.zone == zone and d.quad_mm is not None]
+            for c, column in enumerate(zone_columns(found, rows) if expected else []):
+                for r, d in enumerate(column):
+                    if d is None or d.probs is None or c >= len(expected) \
+                            or r >= len(expected[c]) or not expected[c][r]:
+                        continue
+                    code = expected[c][r]
+                    if code == "?":
+                        revealed.append(d)
+                    elif code in classes:
+                        p = float(d.probs[classes[code]])
+                        read[id(d)] = self._legal(d, code, p, p < FLAG_BELOW, image)
         if revealed and self.may_show:
             try:
                 decoded, flagged = decode_detections(revealed, self.reader.classes,
@@ -929,9 +932,12 @@ class CameraVision:
         self.reader.columns = len(work) or None
         self.face_down_move = (hint or {}).get("blind") == "face-down move"
         self.expected_work = [[str(code) if code else "" for code in column] for column in work]
+        self.expected_side = [[str(code) if code else "" for code in column]
+                              for column in (hint or {}).get("side") or []]
         self.may_show = Counter({str(code): int(n) for code, n in
                                  ((hint or {}).get("may_show") or {}).items()})
-        self.expected_key = json.dumps([self.expected_work, sorted(self.may_show.items())])
+        self.expected_key = json.dumps([self.expected_work, self.expected_side,
+                                        sorted(self.may_show.items())])
 
     def correct(self, zone: str, column: int, row: int, code: str) -> None:
         for card in self.last_cards:

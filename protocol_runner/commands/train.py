@@ -18,7 +18,7 @@ QUICK = {"per_class": {"train": 6, "val": 2, "calib": 2}, "epochs": 1}
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "train", help="regenerate training renders and retrain the card classifier (needs .[train])"
+        "train", help="regenerate training renders and retrain the card and corner-strip classifiers (needs .[train])"
     )
     p.add_argument("--out", type=Path, default=None,
                    help="where the ONNX model goes (default models/, with --quick RUNS/quick)")
@@ -52,4 +52,14 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"classes {len(meta['classes'])}, temperature {meta['temperature']}, "
           f"calibration top-1 {meta['calibration']['top1']}")
+    # The corner-strip reader of partly covered cards (fanned columns of the protocol matrix).
+    from vision.train.strip import train_strip_classifier
+
+    strip = ({"per_class": 6, "styles": 1, "epochs": 1} if args.quick
+             else {"per_class": 320, "styles": 16, "epochs": 14})
+    strip_meta = train_strip_classifier(out / "strip_classifier.onnx",
+                                        args.runs.resolve() / "strip", workers=args.workers,
+                                        **strip)
+    print(f"strip classifier: held-out top-1 {strip_meta['held_out_accuracy']}, "
+          f"temperature {strip_meta['temperature']}")
     return 0
