@@ -20,7 +20,7 @@ import numpy as np
 
 from protocol_runner.cards import BACK, Card, uno_deck
 from protocol_runner.games import uno
-from protocol_runner.helpers import ALPHA, BETA
+from protocol_runner.helpers import ALPHA, BETA, HelperDeck
 from protocol_runner.machine import EMPTY, VOCAB, PileScramble, Table, Take, Turn
 from protocol_runner.observations import (
     Cell,
@@ -39,10 +39,24 @@ from protocol_runner.runner import (
     PHASE_PLAY,
     PHASE_PROTOCOL,
     GameRunner,
+    ProtocolDriver,
 )
 
 FAULTS = ("step5_misread", "step6_pair", "step9_theta", "and_reveal", "lottery_two_ones",
           "invalid_play", "wrong_hand", "blind_view", "out_of_order", "undo")
+
+
+def seen_zones(driver: ProtocolDriver, table: Table,
+               helper_deck: HelperDeck) -> dict[str, list[list[str]]]:
+    """What a perfect camera reads in each zone of the protocol matrix: codes face up, BACK."""
+    codes = VOCAB.codes(helper_deck)
+
+    def cell(slot: int) -> str:
+        token = int(table.cards[0, slot])
+        return str(codes[token]) if table.up[0, slot] else BACK
+
+    return {zone: [[cell(s) for s in col] for col in cols]
+            for zone, cols in driver.rendered.slots.items()}
 
 
 class SimulationError(RuntimeError):
@@ -269,14 +283,7 @@ class TableSimulator:
     def _render(self, table: Table) -> View:
         driver = self.runner.driver
         assert driver is not None
-        codes = VOCAB.codes(self.runner.helper_deck)
-
-        def cell(slot: int) -> str:
-            token = int(table.cards[0, slot])
-            return str(codes[token]) if table.up[0, slot] else BACK
-
-        zones = {zone: [[cell(s) for s in col] for col in cols]
-                 for zone, cols in driver.rendered.slots.items()}
+        zones = seen_zones(driver, table, self.runner.helper_deck)
         return self._view(zones["work"], zones["side"], self._hands(driver.areas_after()),
                           discard=self.runner._discard_expected())
 

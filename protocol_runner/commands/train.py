@@ -18,7 +18,9 @@ QUICK = {"per_class": {"train": 6, "val": 2, "calib": 2}, "epochs": 1}
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "train", help="regenerate training renders and retrain the card and corner-strip classifiers (needs .[train])"
+        "train",
+        help="regenerate training renders, retrain the card and corner-strip classifiers "
+             "(needs .[train])",
     )
     p.add_argument("--out", type=Path, default=None,
                    help="where the ONNX model goes (default models/, with --quick RUNS/quick)")

@@ -37,6 +37,7 @@ from protocol_runner.games.sevens import SevensState, sevens_deck
 from protocol_runner.instructions import Verdict
 from protocol_runner.machine import EMPTY, VOCAB, BisectionCut, PileScramble, Table, Take, Turn
 from protocol_runner.observations import Cell, Event, PlayerSpec, Record, Setup, View, dumps
+from protocol_runner.tablesim import seen_zones
 
 # fault → (the game it applies to, what it does)
 FAULTS: dict[str, tuple[str, str]] = {
@@ -316,14 +317,7 @@ class ScriptTable:
     def _render(self, table: Table) -> View:
         driver = self.runner.driver
         assert driver is not None
-        codes = VOCAB.codes(self.runner.helper_deck)
-
-        def cell(slot: int) -> str:
-            token = int(table.cards[0, slot])
-            return str(codes[token]) if table.up[0, slot] else BACK
-
-        zones = {zone: [[cell(s) for s in col] for col in cols]
-                 for zone, cols in driver.rendered.slots.items()}
+        zones = seen_zones(driver, table, self.runner.helper_deck)
         return self._view(zones["work"], zones["side"])
 
     def _plant(self, view: View) -> None:
