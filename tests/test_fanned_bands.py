@@ -102,3 +102,24 @@ def test_fanned_side_columns_are_not_read_as_a_skewed_grid():
     columns = zone_columns(dets)
     assert [[d.code for d in col] for col in columns] == [["564", "563", "562"],
                                                           ["627", "628", "628"]]
+
+
+@pytest.mark.parametrize(("columns", "rows"), [(104, 4), (60, 4)])
+def test_lone_card_in_column_one_is_found_alone(columns, rows):
+    """The selected card left alone in column 1 (the demo's card selection, 104 columns): its
+    left edge shows only in the band's first card height, and its lower part must not be taken
+    for a card of row 2."""
+    full = selection_view(columns - 1, rows).to_json()["work"]
+    view = from_json({"v": 1, "kind": "view", "work": [["BACK"]] + full, "discard": "8B"})
+    image = Camera().shoot(render_world(view, seed=3))
+    geometry = TableGeometry.from_markers(image, DEFAULT_MAT)
+    loc = locate_cards(image, geometry, columns=columns, rows=rows)
+    work = [c for c in loc.cards if c.zone == "work"]
+    assert len(work) == (columns - 1) * rows + 1
+    lone = [p.centre for p in place_view(view, seed=3) if (p.zone, p.column) == ("work", 1)]
+    near = [c for c in work if np.linalg.norm(c.centre_mm - lone[0]) < 4.0]
+    assert len(near) == 1
+    dets = [Detection("BACK", 0.9, c.quad, c.quad_mm, "work", c.covered) for c in work]
+    read = zone_columns(dets, rows)
+    assert len(read) == columns
+    assert [sum(d is not None for d in col) for col in read[:2]] == [1, rows]

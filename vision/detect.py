@@ -323,11 +323,19 @@ def split_band(rect: tuple, columns: int, rows: int, edges: _Edges, p: float,
     down = np.maximum(gx * uy[0] + gy * uy[1], 0)
     margin = 6.0 * p
     xs_t = np.arange(-margin, w + margin, dtype=np.float32)
-    ys_t = np.linspace(0.05, 0.95, 24, dtype=np.float32) * h
-    px = origin[0] + xs_t[None, :] * ux[0] + ys_t[:, None] * uy[0]
-    py = origin[1] + xs_t[None, :] * ux[1] + ys_t[:, None] * uy[1]
-    col_prof = np.median(cv2.remap(across, px.astype(np.float32), py.astype(np.float32),
+
+    def column_profile(y0: float, y1: float) -> np.ndarray:
+        ys_t = np.linspace(y0, y1, 24, dtype=np.float32)
+        px = origin[0] + xs_t[None, :] * ux[0] + ys_t[:, None] * uy[0]
+        py = origin[1] + xs_t[None, :] * ux[1] + ys_t[:, None] * uy[1]
+        return np.median(cv2.remap(across, px.astype(np.float32), py.astype(np.float32),
                                    cv2.INTER_LINEAR), axis=0)
+
+    # columns fill from the top, so a short one (the card selection's lone card, column 1 of
+    # 104) shows its left edge only in the band's first card height: read that strip as well,
+    # at half weight so the print inside that strip does not outvote whole-height edges
+    col_prof = np.maximum(column_profile(0.05 * h, 0.95 * h),
+                          0.5 * column_profile(0.05 * h, min(0.95 * h, 0.9 * card_h)))
     # the blob may reach past the cards (a shadow, a line of the mat): the comb may start
     # anywhere that leaves room for all its teeth
     lefts = _comb(col_prof, columns, pitch_x, margin,
@@ -455,8 +463,10 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
                          for q, _ in found]) / p
         size = (float(np.median(dims[:, 0])), float(np.median(dims[:, 1])))
     banded: list[tuple[np.ndarray, bool, tuple[float, float]]] = []
+    below: list[int | None] = []
     if columns and rows:
-        pending, banded = _bands(pending, found[:n_single], mat, columns, rows, edges, p, size)
+        pending, banded, below = _bands(pending, found[:n_single], mat, columns, rows, edges,
+                                        p, size)
     for cnt in pending:
         if _classify(cnt, p, edges, found, fanned=fanned, size=size):
             continue
@@ -479,7 +489,7 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     explained = np.zeros_like(mask)
     H, W = mask.shape
     found = found[:n_single] + _textured(found[n_single:], gray, found[:n_single])
-    visible = [None] * len(found) + [v for _, _, v in banded]
+    visible = [None] * len(found) + _last_in_column(banded, below, mask, p, size)
     for (q_top, covered), vis in zip(found + [(q, c) for q, c, _ in banded], visible,
                                      strict=True):
         x0, y0 = np.maximum(np.floor(q_top.min(axis=0)).astype(int), 0)
@@ -516,9 +526,11 @@ def _visible_piece(quad: np.ndarray, visible: tuple[float, float], offset: tuple
 
 def _bands(pending: list[np.ndarray], singles: list[tuple[np.ndarray, bool]], mat: object,
            columns: int, rows: int, edges: _Edges, p: float, size: tuple[float, float]
-           ) -> tuple[list[np.ndarray], list[tuple[np.ndarray, bool, tuple[float, float]]]]:
+           ) -> tuple[list[np.ndarray], list[tuple[np.ndarray, bool, tuple[float, float]]],
+                      list[int | None]]:
     """Take the bands (blobs wider than a card in both directions, in the work area) out of
-    ``pending`` and split them into the expected number of columns."""
+    ``pending`` and split them into the expected number of columns. Also returns, per card,
+    the index of the card below it in its column (None for a band's last row)."""
     blobs, rest = [], []
     for cnt in pending:
         rect = cv2.minAreaRect(cnt)
@@ -530,7 +542,7 @@ def _bands(pending: list[np.ndarray], singles: list[tuple[np.ndarray, bool]], ma
         else:
             rest.append(cnt)
     if not blobs:
-        return pending, []
+        return pending, [], []
     total_w = sum(cv2.boundingRect(c)[2] for c in blobs)
     bands = []
     for cnt in blobs:
@@ -554,11 +566,42 @@ def _bands(pending: list[np.ndarray], singles: list[tuple[np.ndarray, bool]], ma
     wanted = max(len(groups), columns - (loose if rows == 1 else round(loose / rows)))
     widths = [max(_across(rect) for rect, _ in g) for g in groups]
     counts = band_column_counts(widths, wanted, size[0] * p)
-    out = []
+    out: list[tuple[np.ndarray, bool, tuple[float, float]]] = []
+    below: list[int | None] = []
     for group, k in zip(groups, counts, strict=True):
         for rect, r in group:
+            base = len(out)
             out.extend(split_band(rect, k, r, edges, p, size))
-    return rest, out
+            below.extend(base + n + 1 if n % r < r - 1 else None for n in range(len(out) - base))
+    return rest, out, below
+
+
+def _on_cards(quad: np.ndarray, visible: tuple[float, float], mask: np.ndarray) -> bool:
+    """Whether the top-left ``visible`` part of ``quad`` (top-down px) lies on cards, not felt."""
+    H, W = mask.shape
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [W, H])
+    if x1 <= x0 or y1 <= y0:
+        return False
+    shown = _visible_piece(quad, visible, (x0, y0), (y1 - y0, x1 - x0))
+    return cv2.countNonZero(shown & mask[y0:y1, x0:x1]) >= 0.85 * cv2.countNonZero(shown)
+
+
+def _last_in_column(banded: list[tuple[np.ndarray, bool, tuple[float, float]]],
+                    below: list[int | None], mask: np.ndarray, p: float,
+                    size: tuple[float, float]) -> list[tuple[float, float]]:
+    """The part of each banded card that shows: a card with felt where the next row's card
+    should lie is the last of a short column, so its whole lower part shows. WHY: columns fill
+    from the top, and a short one (the card selection's lone card, column 1 of 104) would
+    otherwise lend its lower part to a phantom card in the next row, which then passes the
+    felt test on the lone card's own print."""
+    out = [v for _, _, v in banded]
+    for i in range(len(banded) - 1, -1, -1):
+        j = below[i]
+        if j is None or _on_cards(banded[j][0], out[j], mask):
+            continue
+        out[i] = (out[i][0], size[1] * p)
+    return out
 
 
 def _unstack(cnt: np.ndarray, columns: float, rows: int, p: float, size: tuple[float, float]
