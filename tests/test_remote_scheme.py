@@ -117,6 +117,16 @@ def test_the_sound_scheme_shows_the_same_legendre_symbol_on_every_value() -> Non
 
 def test_a_group_refuses_card_numbers_it_cannot_encode() -> None:
     g = Group(23, name="tiny")  # 23 = 2 * 11 + 1
-    assert g.encode(3) == 25 % 23
+    assert g.check(g.encode(3)) == g.encode(3)  # a quadratic residue: in the subgroup
     with pytest.raises(GroupError):
         g.encode(9)
+
+
+def test_encodings_have_no_small_power_relations() -> None:
+    """With (i+2)^2 encodings, cubing card 0 gave card 6 ((2^2)^3 = 8^2): a cheater could turn one
+    card into another by exponentiating, and a wrong decryption could land on a valid card."""
+    g = sound_group()
+    book = {g.encode(i): i for i in range(108)}
+    assert len(book) == 108
+    for e in (2, 3, 5, 7, 1 << 20):
+        assert not any(g.power(v, e) in book for v in book)

@@ -5,8 +5,12 @@ Exponentiation keeps the quadratic-residue character of C (``NOTES.md`` item 12)
 arbitrary prime every encrypted card still shows one bit of what it is. Here:
 
 * ``p = 2q + 1`` is a safe prime (RFC 3526 group 14, 2048 bits, by default);
-* a physical card number ``i`` is encoded as ``(i + 2)^2 mod p``, a quadratic residue, i.e. an
-  element of the order-``q`` subgroup, where every element has Legendre symbol +1;
+* a physical card number ``i`` is encoded as ``H(i)^2 mod p`` with ``H`` a hash onto ``2 .. p-1``
+  (SHAKE-256), a quadratic residue, i.e. an element of the order-``q`` subgroup, where every
+  element has Legendre symbol +1. Hashing matters: with small bases such as ``(i + 2)^2`` the
+  encodings are related multiplicatively (``(2^2)^3 = 8^2``), so a cheater could turn one card
+  into another by exponentiating instead of stripping, and a wrong decryption could land on a
+  valid card; hashed encodings have no known relation;
 * keys are fresh for every layer and invertible mod ``q`` (every key below the prime ``q`` is).
   They are drawn with ``key_bits`` = 320 random bits: RFC 3526 section 8 asks for exponents of
   at least twice the group's ~110-bit strength, and with a safe prime short exponents are as hard
@@ -21,10 +25,11 @@ Everything here is pure arithmetic on integers; no I/O.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import gmpy2
 
@@ -42,6 +47,15 @@ RFC3526_GROUP14 = int(
 # A 256-bit safe prime for fast unit tests of properties that do not depend on size (found with
 # gmpy2.next_prime; tests check it is safe). Never used for play.
 TEST_SAFE_PRIME_256 = 0x96DD59D2A151F7303E449F60EE6B00D1982E4A6962026D390AA95FC2BF830C8F
+
+
+@cache
+def _encoding(p: int, number: int) -> int:
+    """``H(number)^2 mod p``: see :meth:`Group.encode`. Cached: every pass encodes the pack."""
+    size = (p.bit_length() + 64 + 7) // 8
+    seed = b"cardtable/remote/card/%d/" % number + p.to_bytes((p.bit_length() + 7) // 8, "big")
+    h = 2 + int.from_bytes(hashlib.shake_256(seed).digest(size), "big") % (p - 3)
+    return int(gmpy2.powmod(h, 2, p))
 
 
 class GroupError(ValueError):
@@ -69,14 +83,15 @@ class Group:
         return self.p.bit_length()
 
     def encode(self, number: int) -> int:
-        """The group element of physical card ``number`` (0-based): ``(number + 2)^2 mod p``.
+        """The group element of physical card ``number`` (0-based): ``H(number)^2 mod p``.
 
-        Squares are quadratic residues; ``x -> x^2`` is one-to-one on ``2 .. q``, so distinct
-        card numbers get distinct elements.
+        ``H`` expands SHAKE-256 of the card number and the prime to 64 bits more than ``p`` and
+        reduces it into ``2 .. p-1``; squaring puts it in the order-``q`` subgroup. Distinct card
+        numbers collide only with negligible probability (the callers' look-up books would see it).
         """
         if not 0 <= number < self.q - 2:
             raise GroupError(f"card number {number} does not fit this group")
-        return int(gmpy2.powmod(number + 2, 2, self._p))
+        return _encoding(self.p, number)
 
     def check(self, value: int) -> int:
         """Return ``value`` if it lies in the order-``q`` subgroup, else raise :class:`GroupError`.
