@@ -723,14 +723,17 @@ def _cell_label(code: str, labels: dict[str, str]) -> str:
 def page_game(game: dict[str, Any] | None, turn: int | None) -> dict[str, Any] | None:
     if not game:
         return None
+    direction = game.get("direction")
     return {
-        "name": "UNO",
+        "name": {"uno": "UNO"}.get(game.get("name") or "uno",
+                                  str(game.get("name")).replace("-", " ").title()),
         "players": [{"name": p["name"], "kind": p.get("type", "human"),
                      "hand": p.get("hand_size"), "current": p["name"] == game.get("turn"),
                      "winner": p["name"] == game.get("winner")} for p in game.get("players", [])],
         "discard": game.get("discard", []), "colour": game.get("colour_in_force"),
-        "direction": 1 if game.get("direction") == "clockwise" else -1,
+        "direction": None if direction is None else (1 if direction == "clockwise" else -1),
         "turn": turn, "deck": game.get("deck_size"), "winner": game.get("winner"),
+        "result": game.get("result"), "scores": game.get("scores"),
     }
 
 

@@ -250,7 +250,9 @@ function renderGame(game) {
   const cur = players.find((p) => p.current);
   if (cur) add("whose turn", cur.name);
   if (game.deck != null) add("unplayed deck", String(game.deck));
+  if (game.scores) add("scores", Object.entries(game.scores).map(([n, v]) => `${n} ${v}`).join(", "));
   if (game.winner) add("winner", game.winner);
+  if (game.result) add("result", game.result);
 }
 
 function renderTimeline(items) {
