@@ -12,6 +12,7 @@ import contextlib
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -190,18 +191,15 @@ def run_host(args: argparse.Namespace) -> int:
     for seat, code in session.codes.items():
         print(f"player {seat + 1} runs:  cardtable remote join http://{shown}:{args.port} {code}")
     sys.stdout.flush()
-    page = None
-    try:
-        page = _open_page(session, args.web)
-        code = _play(session, args.auto, page)
+
+    def let_joiners_finish() -> None:
         deadline = time.monotonic() + 15  # let the joiners fetch the end of the log
         while not session.everyone_has_all and time.monotonic() < deadline:
             time.sleep(0.05)
-        _keep_page(page)
-        return code
+
+    try:
+        return _play_with_page(session, args, after=let_joiners_finish)
     finally:
-        if page is not None:
-            page.stop()
         session.stop()
 
 
@@ -220,16 +218,26 @@ def run_join(args: argparse.Namespace) -> int:
     groups = (*PLAY_GROUPS, "test-256") if args.allow_test_group else PLAY_GROUPS
     session = JoinSession(args.url, args.code, state, groups=groups)
     print(f"joined {args.url} (state in {state}; rerun the same command to resume)", flush=True)
+    try:
+        return _play_with_page(session, args)
+    finally:
+        session.close()
+
+
+def _play_with_page(session: Any, args: argparse.Namespace,
+                    after: Callable[[], None] | None = None) -> int:
+    """Play from the terminal or the ``--web`` page; keep the page up after the game."""
     page = None
     try:
         page = _open_page(session, args.web)
         code = _play(session, args.auto, page)
+        if after is not None:
+            after()
         _keep_page(page)
         return code
     finally:
         if page is not None:
             page.stop()
-        session.close()
 
 
 def run_bench(args: argparse.Namespace) -> int:
