@@ -194,7 +194,10 @@ class Event:
     * ``shuffle_done``: the shuffle (or face-down move) of the current blind window is over;
     * ``step_undone``: the table put the last accepted step back; the runner goes back one step;
     * ``card_corrected``: the camera misread a card; ``zone``/``column``/``row`` (1-based) and
-      ``code`` give the right reading, applied to the last view, which is then checked again;
+      ``code`` give the right reading, applied to the last view, which is then checked again.
+      With the code the camera read, it *confirms* a card read less surely than the runner's
+      ``min_confidence`` (the ``unsure`` deviation); the runner keeps the card confirmed while
+      later views read the same code there;
     * ``abort_turn``: give up the virtual turn in progress; the table restores the hands;
     * ``drew`` / ``pass``: a human drew a card / ends the turn without playing;
     * ``colour``: a human who played a black card names the colour (``colour``: R, Y, G or B);
@@ -239,7 +242,9 @@ class Setup:
     ``helper_deck`` maps roles to faces (``{"alpha": "1R", "beta": "2G", "theta1": "1B", …}``);
     empty means the game's default helper deck. ``target``: the score that ends a game of
     Hearts (``None``: 100, the rules; a table may agree on less), part of the setup so that a
-    journal replays to the same end.
+    journal replays to the same end. ``min_confidence``: cells read less surely than this are
+    not taken as read but must be confirmed (``None``: the runner's default,
+    :data:`protocol_runner.runner.MIN_CONFIDENCE`); in the setup for the same reason.
     """
 
     players: tuple[PlayerSpec, ...]
@@ -249,6 +254,7 @@ class Setup:
     helper_deck: Mapping[str, str] = field(default_factory=dict)
     game: str = "uno"
     target: int | None = None
+    min_confidence: float | None = None
 
     kind: Literal["setup"] = "setup"
 
@@ -272,6 +278,12 @@ class Setup:
         if self.target is not None and (self.game != "hearts" or self.target < 1):
             raise ObservationError("setup: target (the score that ends the game) is a positive "
                                    "integer, for hearts only")
+        if self.min_confidence is not None and (
+                isinstance(self.min_confidence, bool)
+                or not isinstance(self.min_confidence, int | float)
+                or not 0.0 <= self.min_confidence <= 1.0):
+            raise ObservationError("setup: min_confidence (below it a card must be confirmed) is "
+                                   f"a number in [0, 1], got {self.min_confidence!r}")
 
     def to_json(self) -> dict[str, Any]:
         return {"v": FORMAT_VERSION, "kind": "setup", "game": self.game,
@@ -279,7 +291,9 @@ class Setup:
                             for p in self.players],
                 "start": self.start, "hand_size": self.hand_size, "variant": self.variant,
                 "helper_deck": dict(self.helper_deck)} | (
-                    {"target": self.target} if self.target is not None else {})
+                    {"target": self.target} if self.target is not None else {}) | (
+                    {"min_confidence": self.min_confidence}
+                    if self.min_confidence is not None else {})
 
 
 Record = Setup | View | Event
@@ -358,7 +372,8 @@ def from_json(data: Any) -> Record:
                      start=_int(data, "start", "setup", 0) or 0,
                      hand_size=_int(data, "hand_size", "setup", 7) or 0,
                      variant=data.get("variant", "v2"), helper_deck=helper,
-                     game=data.get("game", "uno"), target=_int(data, "target", "setup"))
+                     game=data.get("game", "uno"), target=_int(data, "target", "setup"),
+                     min_confidence=data.get("min_confidence"))
     raise ObservationError(f"unknown record kind {kind!r}: expected setup, view or event")
 
 

@@ -55,7 +55,13 @@ from protocol_runner.protocols.old_maid import (
     default_old_maid_helper_deck,
     old_maid_removal,
 )
-from protocol_runner.runner import PHASE_PROTOCOL, ProtocolDriver, hand_problems
+from protocol_runner.runner import (
+    PHASE_PROTOCOL,
+    Confirmations,
+    ProtocolDriver,
+    hand_problems,
+    min_confidence,
+)
 
 GAMES = ("old-maid", "sevens", "hearts", "muggins")
 
@@ -101,6 +107,7 @@ class CheckedGame:
         self.log: list[str] = []
         self.timeline: list[dict[str, Any]] = []
         self.deals = 0  # Muggins: how often the tiles were dealt again (nobody held a doublet)
+        self.sure = Confirmations()
 
     # ------------------------------------------------------------------------------ public
     @property
@@ -265,6 +272,11 @@ class CheckedGame:
                               reveal=reveal, hands=self._hands_expected(aside)))
 
     def _view(self, view: View) -> Verdict:
+        assert self.setup is not None
+        unsure = self.sure.check(view, self.instruction, min_confidence(self.setup),
+                                 self.helper_deck)
+        if unsure is not None:
+            return unsure
         if self.phase == PHASE_PROTOCOL:
             return self._protocol_view(view)
         aside = {self._who(): 1} if self.phase == PHASE_SELECTED else {}
@@ -398,9 +410,11 @@ class CheckedGame:
             view = self.last_view.corrected(event.zone or "work", event.column or 0,
                                             event.row or 0, event.code or BACK)
             self.last_view = view
+            self.sure.confirm(event.zone or "work", event.column, event.row, event.code or BACK)
             verdict = self._view(view)
             return Verdict(verdict.kind, f"after the correction: {verdict.message}", seq=seq,
-                           problems=verdict.problems, recover=verdict.recover)
+                           problems=verdict.problems, recover=verdict.recover,
+                           unsure=verdict.unsure)
         if self.phase == PHASE_PROTOCOL:
             return self._protocol_event(event)
         state = self.game
@@ -562,6 +576,7 @@ class CheckedGame:
                 return Verdict("refused", f"no shuffle is in progress: the current step is "
                                f"{driver.step.title}", seq=seq)
             title = driver.step.title
+            self.sure.clear()
             driver.shuffle_done()
             self._after_step()
             return Verdict("accepted", f"{title}: shuffle done", seq=seq)

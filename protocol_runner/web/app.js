@@ -283,10 +283,12 @@ function openCorrect() {
   $("correct-where").textContent = selected
     ? `${selected.zone}, column ${selected.column}, row ${selected.row}: the camera read ${selected.code}`
     : "Click a card in the camera view first.";
-  $("correct-code").value = "";
+  // the code read is filled in: OK confirms a card the runner is unsure of; typing replaces it
+  $("correct-code").value = selected ? selected.code : "";
   $("correct-error").textContent = "";
   $("correct-dialog").showModal();
   $("correct-code").focus();
+  $("correct-code").select();
 }
 $("btn-correct").addEventListener("click", openCorrect);
 $("correct-cancel").addEventListener("click", () => $("correct-dialog").close());
