@@ -41,6 +41,10 @@ _NUMBER_COLOURS = {1: (200, 120, 30), 2: (60, 150, 40), 3: (40, 40, 210), 4: (30
                    5: (150, 60, 140), 6: (20, 160, 210)}
 
 
+# Backs that are not the body colour (BGR): black, dark green, maroon, wood brown, ivory.
+_BACK_COLOURS = ((20, 20, 20), (40, 90, 30), (30, 30, 110), (40, 70, 120), (200, 225, 235))
+
+
 class TileError(ValueError):
     """A code that is not a domino tile (or ``BACK``), or a size too small to draw."""
 
@@ -75,8 +79,12 @@ def draw_tile_style(rng: np.random.Generator) -> TileStyle:
         base = rng.uniform(200, 250)
         body = (int(base - rng.uniform(0, 35)), int(base - rng.uniform(0, 15)), int(base))
         pips = tuple(int(v) for v in rng.integers(0, 50, 3))
-    divider = pips if rng.random() < 0.6 else tuple(int(v * 0.7) for v in body)
-    back = body if rng.random() < 0.7 else tuple(int(v) for v in rng.integers(20, 200, 3))
+    # a dark body's divider is inlaid in the pips' colour: a darker groove would not show
+    divider = pips if dark or rng.random() < 0.6 else tuple(int(v * 0.7) for v in body)
+    # backs are the body's colour or one of the usual back colours, never the mat's violet felt
+    back = body if rng.random() < 0.7 else tuple(
+        int(np.clip(v + rng.integers(-15, 16), 0, 255))
+        for v in _BACK_COLOURS[int(rng.integers(len(_BACK_COLOURS)))])
     return TileStyle(body=body, pips=pips,  # type: ignore[arg-type]
                      coloured_pips=not dark and rng.random() < 0.3,
                      pip_radius=float(rng.uniform(0.065, 0.1)),
@@ -160,7 +168,7 @@ def render_tile(code: str, rng: np.random.Generator | None,
         jitter = (rng.normal(0, 0.008, (6, 2)) if rng is not None else np.zeros((6, 2)))
         _draw_half(canvas, number, half * (H // 2), side, style, jitter)
     inset = int(0.12 * W)
-    thick = max(1, int(0.025 * W))
+    thick = max(1, int(0.04 * W))  # about 1 mm, as on real tiles
     cv2.line(canvas, (inset, H // 2), (W - 1 - inset, H // 2), style.divider, thick, cv2.LINE_AA)
     if style.spinner:
         cv2.circle(canvas, (W // 2, H // 2), max(2, int(0.05 * W)), (60, 160, 200), -1,
