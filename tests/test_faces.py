@@ -7,9 +7,13 @@ import pytest
 
 from vision.synth.faces import (
     ALL_FACE_CODES,
+    CLASSIC_UNO,
     FaceError,
+    _s_arrows,
+    _uno_symbol_layer,
     canonical_face,
     card_mask,
+    draw_uno_style,
     render_face,
 )
 
@@ -66,3 +70,29 @@ def test_unknown_codes_are_refused(code: str) -> None:
 def test_tiny_size_refused() -> None:
     with pytest.raises(FaceError, match="too small"):
         render_face("7R", np.random.default_rng(0), size=(4, 4))
+
+
+def test_printings_include_upright_round_and_tilted_ovals() -> None:
+    styles = [draw_uno_style(np.random.default_rng(i)) for i in range(200)]
+    upright = [s for s in styles if abs(s.ellipse_angle) <= 6 and s.ellipse_axes[0] >= 0.4]
+    tilted = [s for s in styles if s.ellipse_angle >= 25]
+    assert len(upright) >= 40 and len(tilted) >= 60
+
+
+@pytest.mark.parametrize("symbol", ["+2", "R"])
+def test_symbols_run_up_right_to_down_left(symbol: str) -> None:
+    # +2: one small card up and right, the other down and left; reverse: one arrow up-right,
+    # one down-left, as on printed decks
+    layer = _uno_symbol_layer(symbol, "R", CLASSIC_UNO, (200, 30, 30), False, None)
+    a = layer[..., 3].astype(float)
+    h, w = a.shape
+    tr, bl = a[: h // 2, w // 2:].sum(), a[h // 2:, : w // 2].sum()
+    tl, br = a[: h // 2, : w // 2].sum(), a[h // 2:, w // 2:].sum()
+    assert min(tr, bl) > max(tl, br), (tr, bl, tl, br)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_reverse_arrows_are_point_symmetric(seed: int) -> None:
+    ink = _s_arrows((255, 255, 255), 200, np.random.default_rng(seed))[..., 3] > 127
+    turned = np.rot90(ink, 2)
+    assert (ink & turned).sum() / (ink | turned).sum() > 0.95

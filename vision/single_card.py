@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 CARD_ASPECT = (1.3, 1.7)  # long side / short side: standard 1.40, UNO 1.55
+CUT_ASPECT = 0.95  # the shortest a card cut off by the photo's edge may look (long / short)
 WORK_SIDE = 640
 CROP_SIZE = (200, 300)
 
@@ -96,9 +97,24 @@ def _masks(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     return [("edges", filled, 1.0), ("bright", bright, 1.0), ("colour", colour, 1.1)]
 
 
+def _same_hue(pieces: list[np.ndarray], hsv: np.ndarray, tol: float = 12.0) -> list[np.ndarray]:
+    """The pieces (largest first) whose median hue is within ``tol`` of the largest's: the
+    field of one card has one colour, a face, a hand or a wall next to it usually another."""
+    if len(pieces) < 2:
+        return pieces
+    hues = []
+    for c in pieces:
+        m = np.zeros(hsv.shape[:2], np.uint8)
+        cv2.drawContours(m, [c], -1, 255, -1)
+        hues.append(float(np.median(hsv[..., 0][m > 0])))
+    diff = [min(abs(x - hues[0]), 180 - abs(x - hues[0])) for x in hues]
+    return [c for c, d in zip(pieces, diff, strict=True) if d <= tol]
+
+
 def _proposals(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     """(method, box corner points, fill ratio) proposals of every segmentation."""
     h, w = small.shape[:2]
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     out: list[tuple[str, np.ndarray, float]] = []
     k = np.ones((5, 5), np.uint8)
     for name, mask, grow in _masks(small):
@@ -111,6 +127,8 @@ def _proposals(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
             out.append((name, box, fill))
         # an UNO field is cut in two by its ellipse: the hull of the big pieces is the field
         big = [c for c in cnts if cv2.contourArea(c) > 0.01 * h * w]
+        if name == "colour":
+            big = _same_hue(big, hsv)
         if name == "colour" and len(big) > 1:
             hull = cv2.convexHull(np.concatenate(big))
             box, _ = _rect(hull, grow)
@@ -121,6 +139,14 @@ def _proposals(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     out.append(("frame", np.float32([[w * m, h * m], [w * (1 - m), h * m],
                                      [w * (1 - m), h * (1 - m)], [w * m, h * (1 - m)]]), 0.5))
     return out
+
+
+def _touches_frame(box: np.ndarray, shape: tuple[int, int], tol: float = 0.015) -> bool:
+    """Whether a corner of ``box`` lies on or beyond the photo's edge."""
+    h, w = shape
+    t = tol * max(h, w)
+    return bool((box[:, 0] < t).any() or (box[:, 1] < t).any() or (box[:, 0] > w - t).any()
+                or (box[:, 1] > h - t).any())
 
 
 def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
@@ -134,6 +160,8 @@ def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
     if frac < 0.01 or frac > 0.9:  # the whole frame is the "frame" proposal's job
         return -1.0
     lo, hi = CARD_ASPECT
+    if _touches_frame(box, shape):
+        lo = CUT_ASPECT  # a card running off the photo shows only part of its length
     aspect_pen = 0.0 if lo <= aspect <= hi else min(abs(aspect - lo), abs(aspect - hi))
     # corners far outside the image mean a blob that runs off the photo
     outside = np.clip(-box, 0, None).sum() + np.clip(box - [w, h], 0, None).sum()
@@ -151,7 +179,27 @@ def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
                        interpolation=cv2.INTER_AREA)
     out = [(name, order_portrait(box / scale), _score(box, fill, small.shape[:2]))
            for name, box, fill in _proposals(small)]
-    return sorted(out, key=lambda c: -c[2])
+    return sorted(_demote_nested(out), key=lambda c: -c[2])
+
+
+def _demote_nested(cands: list[tuple[str, np.ndarray, float]], ratio: float = 1.8,
+                   slack: float = 0.25, penalty: float = 0.3
+                   ) -> list[tuple[str, np.ndarray, float]]:
+    """Lower the score of a proposal that lies inside a much larger, nearly as card-like one.
+
+    WHY: a card holds card-shaped things of its own (the white oval, the two small cards of a
+    +2, the coloured field inside the border); the card itself is the outermost of them."""
+    out = []
+    for name, quad, score in cands:
+        area = cv2.contourArea(quad)
+        centre = tuple(float(v) for v in quad.mean(0))
+        inside = any(
+            other != "frame" and s2 >= score - slack and cv2.contourArea(q2) >= ratio * area
+            and cv2.pointPolygonTest(q2.astype(np.float32), centre, False) > 0
+            for other, q2, s2 in cands if s2 > -0.5
+        )
+        out.append((name, quad, score - penalty if inside else score))
+    return out
 
 
 def locate_card(img: np.ndarray, size: tuple[int, int] = CROP_SIZE,
@@ -288,6 +336,42 @@ def evaluate_single_cards(rows: list[dict[str, str]], classifier: object,
     return SingleCardReport(tuple(out))
 
 
+def _quad_iou(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> float:
+    """Overlap of two quads within the photo (what lies beyond its edge is not in it)."""
+    ma, mb = np.zeros(shape[:2], np.uint8), np.zeros(shape[:2], np.uint8)
+    cv2.fillPoly(ma, [np.round(a).astype(np.int32)], 1)
+    cv2.fillPoly(mb, [np.round(b).astype(np.int32)], 1)
+    return float((ma & mb).sum() / max((ma | mb).sum(), 1))
+
+
+def evaluate_synthetic(kind: str, count: int, classifier: object,
+                       allowed: tuple[str, ...] | None = None) -> str:
+    """Locator and reader on ``count`` rendered single-card photos whose quad and code are known:
+    ``table`` (a card lying on a table) or ``held`` (held up to a webcam, often cut off). Seeds
+    ``[99, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real photo."""
+    from vision.synth.faces import UNO_FACE_CODES
+    from vision.synth.photos import held_card_photo, single_card_photo
+
+    make = {"table": single_card_photo, "held": held_card_photo}.get(kind)
+    if make is None:
+        raise SingleCardError(f"no synthetic set {kind!r}: use synthetic:table or synthetic:held")
+    classes = classifier.classes  # type: ignore[attr-defined]
+    mask = None if allowed is None else np.array([c in allowed for c in classes])
+    ious, right = [], 0
+    for i in range(count):
+        code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
+        img, quad = make(code, np.random.default_rng([99, i]))
+        loc = locate_card(img, classifier=classifier)
+        ious.append(_quad_iou(loc.quad, quad, img.shape))
+        probs = classifier.predict([loc.crop], both_ways=True)[0]  # type: ignore[attr-defined]
+        if mask is not None:
+            probs = np.where(mask, probs, 0.0)
+        right += classes[int(np.argmax(probs))] == code
+    iou = np.array(ious)
+    return (f"synthetic {kind}: photos {count}  top-1 {right / max(count, 1):.4f}  "
+            f"quad IoU mean {iou.mean():.3f}, >0.8 {np.mean(iou > 0.8):.3f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m vision.single_card LABELS.csv [--model M] [--deck uno]``: print the figures."""
     import argparse
@@ -295,7 +379,9 @@ def main(argv: list[str] | None = None) -> int:
     from vision.classifier import DEFAULT_MODEL, CardClassifier
 
     ap = argparse.ArgumentParser(prog="python -m vision.single_card")
-    ap.add_argument("labels", type=Path)
+    ap.add_argument("labels", type=Path,
+                    help="a labels.csv, or synthetic:table / synthetic:held (rendered photos)")
+    ap.add_argument("--count", type=int, default=108, help="synthetic: how many photos")
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--deck", choices=["any", "uno", "standard"], default="any")
     ap.add_argument("--group", default=None, help="only rows whose group starts with this")
@@ -306,6 +392,14 @@ def main(argv: list[str] | None = None) -> int:
                          "test on the other rows")
     args = ap.parse_args(argv)
     clf = CardClassifier.load(args.model)
+    allowed = None
+    if args.deck != "any":
+        from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES
+
+        allowed = UNO_FACE_CODES if args.deck == "uno" else STANDARD_FACE_CODES
+    if str(args.labels).startswith("synthetic:"):
+        print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count, clf, allowed))
+        return 0
     rows = read_labels(args.labels)
     enrol_rows = [r for r in rows if r["group"] == args.enrol_group] if args.enrol_group else []
     if args.enrol_group and not enrol_rows:
@@ -315,11 +409,6 @@ def main(argv: list[str] | None = None) -> int:
         rows = [r for r in rows if r["group"].startswith(args.group)]
     if args.source:
         rows = [r for r in rows if r.get("source") == args.source]
-    allowed = None
-    if args.deck != "any":
-        from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES
-
-        allowed = UNO_FACE_CODES if args.deck == "uno" else STANDARD_FACE_CODES
     adapter = None
     if args.profile is not None:
         from vision.enrol import DeckProfile

@@ -63,6 +63,9 @@ def _lighting(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     grey = out.mean(axis=2, keepdims=True)
     out = grey + (out - grey) * rng.uniform(0.45, 1.35)
     out = 255 * (np.clip(out, 0, 255) / 255) ** rng.uniform(0.7, 1.4)
+    if rng.random() < 0.3:  # a washed-out webcam: contrast lifted towards a tinted haze
+        haze = rng.uniform(90, 230) * rng.uniform(0.85, 1.15, 3)
+        out = out + (haze - out) * rng.uniform(0.1, 0.4)
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
@@ -119,11 +122,17 @@ def training_crop(code: str, rng: np.random.Generator, size: int) -> np.ndarray:
     scene = _lighting(scene, rng)
     corners = np.float32([[m, m], [m + fw, m], [m + fw, m + fh], [m, m + fh]])
     corners += rng.normal(0, rng.uniform(0.005, 0.03) * fw, corners.shape).astype(np.float32)
-    if rng.random() < 0.15:
+    u = rng.random()
+    if u < 0.2:
         # a close-up that cuts the card off at the frame: only one end of it is in the crop
         keep = rng.uniform(0.5, 0.9)
         top, bottom = corners[[0, 1]], corners[[3, 2]]
         corners[[3, 2]] = top + (bottom - top) * keep
+    elif u < 0.35:
+        # a quad found around the card and some of the table or the hand next to it
+        centre = corners.mean(0)
+        corners = centre + (corners - centre) * rng.uniform(1.04, 1.18, (4, 1))
+        corners = corners.astype(np.float32)
     ow, oh = fw, fh
     dst = np.float32([[0, 0], [ow, 0], [ow, oh], [0, oh]])
     crop = cv2.warpPerspective(scene, cv2.getPerspectiveTransform(corners, dst), (ow, oh),

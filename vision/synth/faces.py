@@ -42,7 +42,7 @@ ALL_FACE_CODES: tuple[str, ...] = UNO_FACE_CODES + STANDARD_FACE_CODES + (BACK,)
 _UNO_HSV = {
     "R": ((2, 215, 215), (5, 40, 40)),
     "Y": ((25, 220, 240), (5, 40, 25)),
-    "G": ((58, 200, 165), (16, 50, 55)),
+    "G": ((56, 200, 160), (20, 50, 55)),  # olive (H 36) to bluish greens
     "B": ((108, 215, 190), (8, 40, 50)),
 }
 _RGB_PRINT = {"R": (225, 35, 35), "Y": (250, 210, 20), "G": (40, 160, 70), "B": (20, 100, 200)}
@@ -89,19 +89,26 @@ def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
                                v + rng.uniform(-dv, dv / 2))
     tint = rng.uniform(-12, 0, 3)
     paper = tuple(int(255 + t) for t in tint)
+    # the oval: the classic tall one tilted along the diagonal, or the upright, nearly round
+    # one of newer printings that spans the whole field's width
+    if rng.random() < 0.4:
+        angle = float(rng.uniform(-6, 6))
+        axes = (float(rng.uniform(0.4, 0.52)), float(rng.uniform(0.24, 0.33)))
+    else:
+        angle = float(rng.uniform(0, 42) if rng.random() < 0.3 else rng.uniform(25, 42))
+        axes = (float(rng.uniform(0.27, 0.45)), float(rng.uniform(0.4, 0.5)))
     return UnoStyle(
         paper=paper,  # type: ignore[arg-type]
         field=field,
         border=float(rng.uniform(0.045, 0.085)),
         radius=float(rng.uniform(0.05, 0.1)),
         ellipse=str(rng.choice(["filled", "ring", "rays"], p=[0.35, 0.35, 0.3])),
-        ellipse_angle=float(rng.uniform(0, 42) if rng.random() < 0.3
-                            else rng.uniform(25, 42)),
-        ellipse_axes=(float(rng.uniform(0.27, 0.45)), float(rng.uniform(0.4, 0.5))),
+        ellipse_angle=angle,
+        ellipse_axes=axes,
         font=int(rng.integers(len(FONT_FILES))),
         skew=float(rng.uniform(-0.05, 0.28)),
-        stretch=float(rng.uniform(0.8, 1.15)),
-        symbol_scale=float(rng.uniform(0.33, 0.48)),
+        stretch=float(rng.uniform(0.85, 1.3)),
+        symbol_scale=float(rng.uniform(0.38, 0.58)),  # of the card's height, glyph padding included
         outline=float(rng.uniform(0.0, 0.06)),
         shadow=(float(rng.uniform(-0.03, 0.03)), float(rng.uniform(0.0, 0.035))),
         hard_shadow=bool(rng.random() < 0.4),
@@ -174,33 +181,67 @@ def _straight_arrows(rgb: tuple[int, int, int], n: int) -> np.ndarray:
     return np.asarray(img).copy()
 
 
+def _s_arrows(rgb: tuple[int, int, int], n: int, rng: np.random.Generator | None) -> np.ndarray:
+    """The printed reverse symbol: two arrows on one diagonal, pointing away from each other,
+    their shafts side by side where they meet in the middle (an S-like zigzag)."""
+    img, d = _blank(n)
+    s = n / 100
+    t = 7.0 if rng is None else float(rng.uniform(5.5, 8.5))  # half the shaft's width
+    off = t if rng is None else t * float(rng.uniform(0.75, 1.2))  # sideways offset of a shaft
+    head = 2.3 if rng is None else float(rng.uniform(1.9, 2.7))  # head half-width / t
+    tip, neck = 4.0, 26.0  # along the arrow, from the top of the box
+    tail = 72.0 if rng is None else float(rng.uniform(64, 78))  # past the middle: they overlap
+    cut = 0.0 if rng is None else float(rng.uniform(-6, 6))  # slanted end of the shaft
+    arrow = [(off - head * t, neck), (off, tip), (off + head * t, neck), (off + t, neck),
+             (off + t, tail + cut), (off - t, tail - cut), (off - t, neck)]
+    for sign in (1, -1):  # the second arrow is the first turned half a turn
+        pts = [((50 + sign * x) * s, (50 + sign * (y - 50)) * s) for x, y in arrow]
+        d.polygon(pts, fill=(*rgb, 255))
+    return np.asarray(img).copy()
+
+
 def _reverse_layer(rgb: tuple[int, int, int], n: int = 400,
                    rng: np.random.Generator | None = None) -> np.ndarray:
-    if rng is None or rng.random() < 0.65:
+    u = 0.0 if rng is None else rng.random()
+    if u < 0.75:
+        both = _s_arrows(rgb, n, rng)
+        angle = -45.0 if rng is None else float(rng.uniform(-50, -35))
+        scale = 0.95
+    elif u < 0.9:
         both = _straight_arrows(rgb, n)
-        angle = 45.0 if rng is None else float(rng.uniform(35, 55))
+        angle = float(rng.uniform(35, 55))  # type: ignore[union-attr]
+        scale = 0.8
     else:
         img, d = _blank(n)
         d.polygon(_arrow_polygon(n), fill=(*rgb, 255))
         half = np.asarray(img).copy()
         both = np.maximum(half, np.rot90(half, 2))
-        angle = 40.0
+        angle, scale = 40.0, 0.8
     # tilt the pair so the arrows run along the card's diagonal as printed
-    m = cv2.getRotationMatrix2D((n / 2, n / 2), angle, 0.8)
+    m = cv2.getRotationMatrix2D((n / 2, n / 2), angle, scale)
     return cv2.warpAffine(both, m, (n, n), flags=cv2.INTER_LINEAR)
 
 
-def _cards_layer(fills: list[tuple[int, int, int]], n: int = 400, edge: int = 14) -> np.ndarray:
-    """Small overlapping cards (the +2 and +4 symbols), each with a dark edge."""
+def _cards_layer(fills: list[tuple[int, int, int]], n: int = 400, edge: int = 14,
+                 shadow: bool = False) -> np.ndarray:
+    """Small overlapping cards (the +2 and +4 symbols): each with a dark edge (``edge`` px) or,
+    as newer printings draw them, plain with a dark offset shadow on the card behind."""
     img, d = _blank(n)
     k = len(fills)
-    cw, ch = n * (0.42 if k <= 2 else 0.34), n * (0.58 if k <= 2 else 0.46)
-    if k <= 2:
-        origins = [(n * 0.12, n * 0.05), (n * 0.42, n * 0.35)][:k]
+    if k <= 2:  # one card up and right, the other down and left in front of it
+        cw, ch = n * 0.4, n * 0.6
+        origins = [(n * 0.47, n * 0.03), (n * 0.13, n * 0.37)][:k]
     else:
+        cw, ch = n * 0.34, n * 0.46
         origins = [(n * 0.1, n * 0.28), (n * 0.32, n * 0.06), (n * 0.33, n * 0.5),
                    (n * 0.56, n * 0.3)]
     for (x, y), rgb in zip(origins, fills, strict=False):
+        if shadow:
+            sh = n * 0.04
+            d.rounded_rectangle((x - sh, y + sh, x + cw - sh, y + ch + sh), radius=n // 25,
+                                fill=(20, 20, 20, 255))
+            d.rounded_rectangle((x, y, x + cw, y + ch), radius=n // 25, fill=(*rgb, 255))
+            continue
         d.rounded_rectangle((x, y, x + cw, y + ch), radius=n // 25, fill=(20, 20, 20, 255))
         d.rounded_rectangle((x + edge, y + edge, x + cw - edge, y + ch - edge), radius=n // 40,
                             fill=(*rgb, 255))
@@ -277,7 +318,7 @@ def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tup
         layer = _text_layer(symbol, style.font, rgb)
         if symbol in "69":
             h, w = layer.shape[:2]
-            bar = max(4, h // 14)
+            bar = max(4, h // 11)
             layer = np.pad(layer, ((0, bar * 3), (0, 0), (0, 0)))
             layer[h + bar: h + 2 * bar, w // 5: w - w // 5] = (*rgb, 255)
         return layer
@@ -288,8 +329,7 @@ def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tup
     if symbol == "+2":
         if small:
             return _text_layer("+2", style.font, rgb)
-        fill = rgb if style.ellipse == "filled" else style.paper
-        return _cards_layer([fill, fill])
+        return _cards_layer([rgb, rgb], shadow=style.hard_shadow)
     if symbol == "+4":
         if small:
             return _text_layer("+4", style.font, rgb)
@@ -377,14 +417,21 @@ def render_uno(code: str, style: UnoStyle, size: tuple[int, int] = DEFAULT_SIZE,
         layer = _outlined(layer, int(layer.shape[0] * style.outline) + 3, (15, 15, 15))
     shadow = (style.shadow[0] * w, style.shadow[1] * h)
     height = h * style.symbol_scale
-    if symbol in ("S", "R", "+2", "+4"):
+    angle = 0.0
+    if symbol == "+4":
         height *= 0.85
-    if symbol == "R":
+    if symbol == "S":  # the printed skip circle is about as wide as the oval is across
+        height *= 1.25
+    if symbol == "+2":
+        height *= 1.0 if style.ellipse_axes[0] < 0.4 else 1.1
+    if symbol == "R":  # the printed arrows run across most of the oval
         height *= 1.4
-    if symbol == "W":
+    if symbol == "W":  # the four-colour oval, upright or tilted like the white oval
         height = h * 0.5
         shadow = None
-    _place(canvas, layer, (w / 2, h / 2), height, skew=style.skew if symbol.isdigit() else 0.0,
+        angle = style.ellipse_angle if rng is not None and rng.random() < 0.5 else 0.0
+    _place(canvas, layer, (w / 2, h / 2), height, angle=angle,
+           skew=style.skew if symbol.isdigit() else 0.0,
            stretch=style.stretch if symbol.isdigit() else 1.0, shadow=shadow,
            hard=style.hard_shadow)
     # corner indices: white (dark-outlined), top-left and rotated bottom-right

@@ -1,4 +1,5 @@
-"""Synthetic single-card photos: one rendered card lying on a table, seen at an angle.
+"""Synthetic single-card photos: one rendered card lying on a table, seen at an angle, or held
+up to a webcam.
 
 WHY: tests of card location, classification and enrolment need photos whose true quad and code
 are known; the real photo sets are either measurement-only or not of UNO cards.
@@ -34,4 +35,58 @@ def single_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     warped = cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_AREA)
     alpha = cv2.warpPerspective(card_mask((fw, fh)), m, (w, h))[..., None] / 255.0
     photo = table * (1 - alpha) + warped * alpha
+    return np.clip(photo, 0, 255).astype(np.uint8), quad
+
+
+def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
+                    face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A webcam frame of one card held up close: (BGR photo, the card's full quad).
+
+    WHY: cards held to a webcam are large, often run off the frame, sit in front of a light
+    wall, a face and a hand, and a finger covers part of them; a locator tuned on cards lying
+    on a table picks a fragment there. The quad may reach outside the frame."""
+    w, h = size
+    if face is None:
+        face = render_face(code, rng, size=(200, 300))
+    fh, fw = face.shape[:2]
+    wall = rng.uniform(120, 235, 3) * rng.uniform(0.8, 1.0)
+    photo = np.empty((h, w, 3), np.float32)
+    photo[:] = wall
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)
+    photo *= (1 + rng.uniform(-0.3, 0.3) * (xx / w - 0.5) + rng.uniform(-0.3, 0.3) *
+              (yy / h - 0.5))[..., None]
+    for _ in range(int(rng.integers(0, 3))):  # furniture, a door: dark, warm rectangles
+        x0, y0 = rng.uniform(0, w), rng.uniform(0, h)
+        photo[int(y0):int(y0 + rng.uniform(40, 300)), int(x0):int(x0 + rng.uniform(40, 300))] = \
+            rng.uniform(20, 120, 3)
+    skin = np.array([rng.uniform(50, 150), rng.uniform(80, 170), rng.uniform(120, 220)])
+    if rng.random() < 0.7:  # the player's head behind the card
+        c = (int(rng.uniform(0.2, 0.8) * w), int(rng.uniform(0.2, 0.7) * h))
+        cv2.ellipse(photo, c, (int(0.15 * w), int(0.28 * h)), 0, 0, 360, skin.tolist(), -1)
+        cv2.ellipse(photo, (c[0], c[1] - int(0.2 * h)), (int(0.16 * w), int(0.12 * h)), 0, 0,
+                    360, rng.uniform(10, 40, 3).tolist(), -1)
+    scale = rng.uniform(0.55, 1.3) * h / fh
+    cx = w / 2 + rng.uniform(-0.3, 0.3) * w
+    cy = h / 2 + rng.uniform(-0.2, 0.35) * h
+    ang = np.radians(rng.uniform(-12, 12))
+    hw, hh = fw * scale / 2, fh * scale / 2
+    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    quad = (np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) @ rot.T + [cx, cy])
+    quad = (quad + rng.normal(0, 0.03 * hw, quad.shape)).astype(np.float32)
+    src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
+    m = cv2.getPerspectiveTransform(src, quad)
+    warped = cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpPerspective(card_mask((fw, fh)), m, (w, h))[..., None] / 255.0
+    photo = photo * (1 - alpha) + warped * alpha
+    # the holding hand: fingers over the card's lower edge
+    bx, by = quad[2:].mean(0)
+    for _ in range(int(rng.integers(1, 4))):
+        fx = int(bx + rng.uniform(-0.8, 0.8) * hw)
+        fy = int(by - rng.uniform(0, 0.35) * hh)
+        cv2.ellipse(photo, (fx, fy), (int(rng.uniform(0.12, 0.25) * hw),
+                    int(rng.uniform(0.2, 0.5) * hh)), float(rng.uniform(-40, 40)), 0, 360,
+                    (skin * rng.uniform(0.9, 1.1)).tolist(), -1, cv2.LINE_AA)
+    photo = photo * rng.uniform(0.8, 1.1, 3)  # the webcam's colour cast
+    photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.5, 2.0)))
+    photo += rng.normal(0, rng.uniform(2, 8), photo.shape)
     return np.clip(photo, 0, 255).astype(np.uint8), quad
