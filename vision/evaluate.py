@@ -195,11 +195,19 @@ def _contains(d: Detection, x: float, y: float) -> bool:
 
 
 def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
-                  progress: Callable[[str], None] | None = None) -> Report:
+                  progress: Callable[[str], None] | None = None,
+                  detect: Callable[[np.ndarray], Sequence[Detection]] | None = None,
+                  keep: Callable[[Path], bool] | None = None) -> Report:
+    """``detect`` replaces :func:`detect_still` (e.g. :mod:`vision.photo_detect` for photos
+    without the mat); ``keep`` selects images (e.g. the held-out split of a set)."""
     names = read_names(root / "data.yaml")
     images = sorted(p for p in (root / "images").rglob("*") if p.suffix.lower() in
                     {".jpg", ".jpeg", ".png", ".bmp", ".webp"}) if (root / "images").is_dir() \
         else list_images(root)
+    if keep is not None and images:
+        images = [p for p in images if keep(p)]
+        if not images:
+            raise EvalError(f"{root}: no images in the selected split")
     if not images:
         raise EvalError(f"{root}: no images (expected images/ beside data.yaml)")
     rep = Report("yolo " + str(root))
@@ -211,7 +219,7 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
             continue
         h, w = image.shape[:2]
         labels = read_yolo_labels(_label_path(root, path), names, w, h)
-        dets = detect_still(image, reader)
+        dets = detect(image) if detect is not None else detect_still(image, reader)
         rep.images += 1
         rep.detections += len(dets)
         for code, x, y in labels:

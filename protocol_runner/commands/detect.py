@@ -22,6 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--corners", help="the mat's 4 image corners x,y,... clockwise from top-left "
                    "(instead of finding its markers)")
     p.add_argument("--fanned", action="store_true", help="columns overlap, corner indices showing")
+    p.add_argument("--photos", action="store_true",
+                   help="images without the mat show standard cards: read every card by its "
+                        "corner indices (vision/photo_detect.py) instead of one card per photo")
+    p.add_argument("--tiles", action="store_true",
+                   help="the images show domino tiles on the mat: codes D00..D66 or BACK")
     p.set_defaults(handler=run)
 
 
@@ -41,7 +46,16 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import FrameSourceError, read_image
 
     corners = parse_corners(args.corners) if args.corners else None
+    if args.tiles:  # domino tiles on the mat: vision/tile_commands.py
+        from vision.tile_commands import detect_tiles_in
+
+        return detect_tiles_in(_inputs(args.paths), corners)
     reader = TableReader.load(args.model, corners=corners, fanned=True if args.fanned else None)
+    photo = None
+    if args.photos:
+        from vision.photo_detect import PhotoReader
+
+        photo = PhotoReader.load()
     readable = 0
     for path in _inputs(args.paths):
         try:
@@ -51,7 +65,12 @@ def run(args: argparse.Namespace) -> int:
             continue
         readable += 1
         h, w = image.shape[:2]
-        dets = detect_still(image, reader)
+        if photo is not None:
+            from vision.photo_detect import detect_with_photo_fallback
+
+            dets = detect_with_photo_fallback(image, reader, photo)
+        else:
+            dets = detect_still(image, reader)
         print(json.dumps({"image": str(path), "width": w, "height": h,
                           "detections": [d.to_json(w, h) for d in dets]}), flush=True)
     if readable == 0:

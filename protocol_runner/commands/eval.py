@@ -16,7 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Prints per-card and per-class accuracy, confusion pairs and, for scenes, the rate of "
         "layouts read with no error (with and without the protocol prior).",
     )
-    p.add_argument("set", metavar="SET", help="folder, labels.csv, or 'scenes'")
+    p.add_argument("set", metavar="SET", help="folder, labels.csv, 'scenes', or 'tiles' "
+                   "(rendered domino tables, seeds from 20000000)")
     p.add_argument("--model", help="classifier .onnx (default: models/card_classifier.onnx)")
     p.add_argument("--limit", type=int, help="use only the first N images")
     p.add_argument("--count", type=int, default=50, help="scenes: how many (default 50)")
@@ -25,6 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="scenes: which faces (default uno)")
     p.add_argument("--fanned", action="store_true", help="scenes: overlapping columns")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.add_argument("--photos", choices=("auto", "yes", "no"), default="auto",
+                   help="YOLO folder: read photos without the mat by corner indices "
+                        "(vision/photo_detect.py); auto = when its classes are standard cards")
+    p.add_argument("--split", choices=("all", "train", "test"), default="all",
+                   help="YOLO folder: only the photos of this split of vision/photo_split.py "
+                        "(test = held out from `cardtable train --corners`)")
     p.set_defaults(handler=run)
 
 
@@ -44,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--limit must be at least 1")
     if args.count < 1:
         raise ValueError("--count must be at least 1")
+    if args.set == "tiles":  # rendered domino tables: vision/tile_commands.py
+        from vision.tile_commands import eval_tiles
+
+        return eval_tiles(args.count, args.seed, args.json)
     reader = TableReader.load(args.model)
 
     def progress(msg: str) -> None:
@@ -54,7 +65,10 @@ def run(args: argparse.Namespace) -> int:
         rep = evaluate_scenes(reader, args.count, args.seed or EVAL_SEED_BASE, args.deck,
                               args.fanned, progress=progress)
     elif target.is_dir():
-        rep = evaluate_yolo(target, reader, args.limit, progress)
+        from vision.photo_detect import photo_options
+
+        detect, keep = photo_options(target, reader, args.photos, args.split)
+        rep = evaluate_yolo(target, reader, args.limit, progress, detect, keep)
     elif target.is_file() and target.suffix.lower() == ".csv":
         rep = evaluate_csv(target, reader, args.limit)
     else:

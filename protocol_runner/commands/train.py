@@ -1,7 +1,8 @@
 """``cardtable train``: rebuild the training renders and retrain the card classifier.
 
 The committed ``models/card_classifier.onnx`` is the output of exactly ``cardtable train`` with
-its defaults (see ``models/README.md``). Intermediate runs go to ``--runs`` (gitignored), never
+its defaults (see ``models/README.md``); ``--part card`` or ``--part strip`` rebuilds one of the
+two models alone, with the same recipe. Intermediate runs go to ``--runs`` (gitignored), never
 into ``models/``. ``--quick`` is a smoke test (tiny data, one epoch) for CI and must not be
 committed.
 """
@@ -29,6 +30,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--epochs", type=int, default=None, help="override the number of epochs")
     p.add_argument("--workers", type=int, default=2, help="processes for rendering")
     p.add_argument("--quick", action="store_true", help="tiny smoke-test run (not for committing)")
+    p.add_argument("--corners", action="store_true",
+                   help="instead: train the photo reader of standard cards without the mat "
+                        "(corner-index detector + corner classifier, vision/train/corners.py)")
+    p.add_argument("--photos", type=Path, default=None,
+                   help="--corners: the CC BY photo set (default ../shared/datasets/"
+                        "playing-cards-photos-cc-by beside the repository)")
+    p.add_argument("--part", choices=["all", "card", "strip"], default="all",
+                   help="rebuild only the whole-card or only the corner-strip classifier")
     p.set_defaults(handler=run)
 
 
@@ -47,13 +56,27 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or (args.runs / "quick" if args.quick else Path("models"))
     out.mkdir(parents=True, exist_ok=True)
     args.runs.mkdir(parents=True, exist_ok=True)
-    meta = train_classifier(
-        out, args.runs.resolve(), args.imgsz, recipe["per_class"],
-        args.epochs or recipe["epochs"], workers=args.workers,
-        log=lambda m: print(f"cardtable train: {m}", file=sys.stderr),
-    )
-    print(f"classes {len(meta['classes'])}, temperature {meta['temperature']}, "
-          f"calibration top-1 {meta['calibration']['top1']}")
+    if args.corners:
+        from vision.train.corners import DEFAULT_PHOTOS, train_corners
+
+        corner_meta = train_corners(
+            out, (args.runs / "corners").resolve(), args.photos or DEFAULT_PHOTOS,
+            quick=args.quick, epochs=args.epochs, workers=args.workers,
+            log=lambda m: print(f"cardtable train: {m}", file=sys.stderr))
+        print(f"corner classifier: validation top-1 {corner_meta['val_top1']} on "
+              f"{corner_meta['val_crops']} real crops, temperatures "
+              + ", ".join(f"{f['part']} {f['temperature']}" for f in corner_meta["factors"]))
+        return 0
+    if args.part in ("all", "card"):
+        meta = train_classifier(
+            out, args.runs.resolve(), args.imgsz, recipe["per_class"],
+            args.epochs or recipe["epochs"], workers=args.workers,
+            log=lambda m: print(f"cardtable train: {m}", file=sys.stderr),
+        )
+        print(f"classes {len(meta['classes'])}, temperature {meta['temperature']}, "
+              f"calibration top-1 {meta['calibration']['top1']}")
+    if args.part == "card":
+        return 0
     # The corner-strip reader of partly covered cards (fanned columns of the protocol matrix).
     from vision.train.strip import train_strip_classifier
 

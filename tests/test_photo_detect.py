@@ -1,0 +1,267 @@
+"""The photo reader of standard cards without the mat (corner indices found, read, paired).
+
+The measurements use the held-out split of the shared CC BY photos (scene groups never trained
+on, :mod:`vision.photo_split`); they are skipped where that folder or the models are absent.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from protocol_runner.cli import main
+from vision.evaluate import _contains, read_names, read_yolo_labels
+from vision.photo_detect import (
+    CORNER_CLASSES,
+    CORNER_SIZE,
+    DEFAULT_CLASSIFIER,
+    DEFAULT_DETECTOR,
+    NONE,
+    Corner,
+    CornerClassifier,
+    PhotoModelError,
+    PhotoReader,
+    _pair,
+    corner_crop,
+    is_standard_set,
+    part_of,
+)
+from vision.photo_split import group_of, in_split, split_of
+
+PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / \
+    "playing-cards-photos-cc-by"
+needs_models = pytest.mark.skipif(
+    not (DEFAULT_DETECTOR.is_file() and DEFAULT_CLASSIFIER.is_file()),
+    reason="no corner models in models/ (cardtable train --corners)")
+needs_photos = pytest.mark.skipif(not (PHOTOS / "data.yaml").is_file(),
+                                  reason="shared CC BY photos not found")
+
+
+@pytest.mark.parametrize(("name", "group"), [
+    ("IMG_20220921_193915_jpg.rf.10adff.jpg", "burst-20220921-1939"),
+    ("IMG_20220921_193959_jpg.rf.aa.jpg", "burst-20220921-1939"),
+    ("IMG_20220921_194010_jpg.rf.bb.jpg", "burst-20220921-1940"),
+    ("IMG_7702_JPG.rf.70cf.jpg", "series-770"),
+    ("IMG_7709_JPG.rf.5519.jpg", "series-770"),
+    ("IMG_7710_JPG.rf.1bd4.jpg", "series-771"),
+    ("10c-fd3b3136-3991-11ed-a342-ec2e98cc7ff6_jpg.rf.abf3.jpg", "webcam-10c"),
+    ("QH-fd3b3136-3991-11ed-a342-ec2e98cc7ff6_jpg.rf.abf3.jpg", "webcam-qh"),
+    ("holiday.rf.123.jpg", "file-holiday"),
+    ("some/dir/holiday.jpg", "file-holiday.jpg"),
+])
+def test_photos_are_grouped_by_scene(name: str, group: str) -> None:
+    assert group_of(name) == group
+
+
+def test_split_is_by_group_and_deterministic() -> None:
+    names = [f"IMG_20220921_19{m:02d}{s:02d}_jpg.rf.x.jpg" for m in range(60) for s in (1, 30)]
+    splits = [split_of(n) for n in names]
+    assert splits == [split_of(n) for n in names]
+    for a, b in zip(splits[::2], splits[1::2], strict=True):
+        assert a == b  # the two photos of one minute's burst never straddle the split
+    assert 0.1 < splits.count("test") / len(splits) < 0.35
+
+
+@pytest.mark.parametrize(("split", "expected"), [("all", True), ("train", False),
+                                                  ("test", True)])
+def test_in_split(split: str, expected: bool) -> None:
+    name = next(f"IMG_{k}_JPG.rf.x.jpg" for k in range(0, 10_000, 10)
+                if split_of(f"IMG_{k}_JPG.rf.x.jpg") == "test")
+    assert in_split(name, split) is expected
+
+
+def test_unknown_split_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown split 'val'"):
+        in_split("a.jpg", "val")
+
+
+@pytest.mark.parametrize(("names", "expected"), [
+    (["AS", "10h", "JK", "BACK"], True),
+    (["7R", "AS"], False),
+    ([], False),
+])
+def test_is_standard_set(names: list[str], expected: bool) -> None:
+    assert is_standard_set(names) is expected
+
+
+def test_classes_are_the_standard_faces_jokers_and_none() -> None:
+    assert len(CORNER_CLASSES) == 54 and NONE in CORNER_CLASSES and "JK" in CORNER_CLASSES
+
+
+@pytest.mark.parametrize("box", [(10, 20, 40, 70), (-15, -15, 10, 10), (600, 600, 700, 660)])
+def test_corner_crop_is_a_square_around_the_box(box: tuple[int, int, int, int]) -> None:
+    image = np.zeros((640, 640, 3), np.uint8)
+    image[30:60, 15:35] = 255
+    crop = corner_crop(image, box)
+    assert crop.shape == (CORNER_SIZE, CORNER_SIZE, 3)
+    if box == (10, 20, 40, 70):  # the white patch sits in the middle of the crop
+        assert crop[CORNER_SIZE // 2, CORNER_SIZE // 2].min() > 200
+        assert crop[2, 2].max() < 50
+
+
+@pytest.mark.parametrize(("code", "part", "label"), [
+    ("10H", "rank", "10"), ("10H", "suit", "H"), ("AS", "rank", "A"), ("QC", "code", "QC"),
+    ("JK", "rank", "JK"), ("JK", "suit", None), (NONE, "rank", NONE), (NONE, "suit", None),
+])
+def test_part_of(code: str, part: str, label: str | None) -> None:
+    assert part_of(code, part) == label
+
+
+def test_unknown_part_is_refused() -> None:
+    with pytest.raises(PhotoModelError, match="unknown classifier part 'colour'"):
+        part_of("AS", "colour")
+
+
+@pytest.mark.parametrize("text", ["{", "{}", '{"classes": ["AS"], "input_size": 64}',
+                                  '{"classes": ["AS"], "input_size": 64, "factors": '
+                                  '[{"model": "missing.onnx", "part": "rank", "classes": []}]}'])
+def test_a_bad_classifier_description_says_how_to_rebuild(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "corner_classifier.json"
+    path.write_text(text)
+    with pytest.raises(PhotoModelError, match="cardtable train --corners"):
+        CornerClassifier.load(path)
+
+
+@needs_models
+def test_factor_probabilities_multiply_into_codes() -> None:
+    """P(7H) = P(rank 7) x P(suit H); JK and none keep their rank probability; rows sum to 1."""
+    clf = CornerClassifier.load()
+    rng = np.random.default_rng(0)
+    crops = [rng.integers(0, 256, (CORNER_SIZE, CORNER_SIZE, 3), dtype=np.uint8)
+             for _ in range(3)]
+    probs = clf.classify(crops)
+    rank, suit = (clf.factor_probs(f, crops) for f in clf.factors)
+    assert probs.shape == (3, len(CORNER_CLASSES))
+    np.testing.assert_allclose(probs.sum(1), 1, atol=1e-5)
+    r7, sh = clf.factors[0].classes.index("7"), clf.factors[1].classes.index("H")
+    np.testing.assert_allclose(probs[:, clf.classes.index("7H")], rank[:, r7] * suit[:, sh],
+                               rtol=1e-4)
+    rjk = clf.factors[0].classes.index("JK")
+    np.testing.assert_allclose(probs[:, clf.classes.index("JK")], rank[:, rjk], rtol=1e-4)
+
+
+def _read(box: tuple[float, float, float, float], code: str) -> tuple[Corner, str, float]:
+    return Corner(np.array(box, float), 0.9, "index"), code, 0.9
+
+
+@pytest.mark.parametrize(("corners", "groups"), [
+    # one card: its two indices at diagonal corners, about 6 index sizes apart
+    ([_read((0, 0, 20, 30), "7H"), _read((100, 150, 120, 180), "7H")], [2]),
+    # the same code too far apart: two cards
+    ([_read((0, 0, 20, 30), "7H"), _read((500, 500, 520, 530), "7H")], [1, 1]),
+    # different codes never pair
+    ([_read((0, 0, 20, 30), "7H"), _read((60, 60, 80, 90), "7D")], [1, 1]),
+    # three indices of one code: the closest two pair, the third is a card alone
+    ([_read((0, 0, 20, 30), "QS"), _read((60, 60, 80, 90), "QS"),
+      _read((180, 180, 200, 210), "QS")], [2, 1]),
+    ([], []),
+])
+def test_indices_pair_into_cards(corners: list, groups: list[int]) -> None:
+    assert [len(g) for g in _pair(corners)] == groups
+
+
+def test_missing_model_says_how_to_build_it(tmp_path: Path) -> None:
+    with pytest.raises(PhotoModelError, match="cardtable train --corners"):
+        PhotoReader.load(tmp_path / "nothing.onnx")
+    with pytest.raises(PhotoModelError, match="cardtable train --corners"):
+        CornerClassifier.load(tmp_path / "nothing.onnx")
+
+
+# ----------------------------------------------------------------------------- measured
+
+
+def _held_out(n: int) -> list[Path]:
+    images = sorted((PHOTOS / "images").rglob("*.jpg"))
+    return [p for p in images if split_of(p.name) == "test"][:n]
+
+
+@needs_models
+@needs_photos
+def test_held_out_photos_are_read() -> None:
+    """Held-out scenes (never trained on), the first 40 photos: a regression guard at about
+    half the level measured with the shipped models (13/96 corners found, few false cards) —
+    far below the issue's target; the full figure is `cardtable eval ... --split test`
+    (models/README.md)."""
+    reader = PhotoReader.load()
+    names = read_names(PHOTOS / "data.yaml")
+    found = total = false = dets_n = 0
+    for path in _held_out(40):
+        image = cv2.imread(str(path))
+        h, w = image.shape[:2]
+        rel = path.relative_to(PHOTOS / "images")
+        labels = read_yolo_labels((PHOTOS / "labels" / rel).with_suffix(".txt"), names, w, h)
+        dets = reader.detect(image)
+        total += len(labels)
+        dets_n += len(dets)
+        found += sum(any(d.code == c and _contains(d, x, y) for d in dets) for c, x, y in labels)
+        false += sum(not any(d.code == c and _contains(d, x, y) for c, x, y in labels)
+                     for d in dets)
+        for d in dets:
+            assert 0 <= d.confidence <= 1 and d.quad.shape == (4, 2)
+    assert total > 50
+    assert found / total >= 0.07
+    assert false / max(dets_n, 1) <= 0.25
+
+
+@needs_models
+def test_an_empty_table_has_no_cards() -> None:
+    reader = PhotoReader.load()
+    table = np.full((480, 640, 3), (60, 90, 120), np.uint8)
+    assert reader.detect(table) == []
+
+
+@needs_models
+@needs_photos
+def test_detect_and_eval_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`cardtable detect --photos` prints one JSON line per image with cards; `cardtable eval`
+    on a YOLO folder of standard cards reads it by corners (auto) and honours --split."""
+    folder = tmp_path / "set"
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    shutil.copy(PHOTOS / "data.yaml", folder / "data.yaml")
+    reader = PhotoReader.load()
+    expected = {}
+    for path in _held_out(40):  # three held-out photos in which the reader sees some card
+        codes = sorted(d.code for d in reader.detect(cv2.imread(str(path))))
+        if codes:
+            expected[path.name] = codes
+        if len(expected) == 3:
+            break
+    picked = [p for p in _held_out(40) if p.name in expected]
+    for path in picked:
+        shutil.copy(path, folder / "images" / path.name)
+        label = (PHOTOS / "labels" / path.relative_to(PHOTOS / "images")).with_suffix(".txt")
+        shutil.copy(label, folder / "labels" / label.name)
+    (folder / "images" / "broken.jpg").write_bytes(b"not an image")
+    assert main(["detect", "--photos", str(folder / "images")]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [Path(x["image"]).name for x in lines] == sorted(
+        [p.name for p in picked] + ["broken.jpg"])
+    assert sum("error" in x for x in lines) == 1
+    for x in lines:
+        if "error" in x:
+            continue
+        assert sorted(d["code"] for d in x["detections"]) == expected[Path(x["image"]).name]
+        for d in x["detections"]:
+            assert set(d) == {"code", "confidence", "box", "quad"}
+    (folder / "images" / "broken.jpg").unlink()
+    assert main(["eval", str(folder), "--split", "test", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["images"] == 3 and rep["cards"] >= 3 and rep["detections"] >= 3
+    assert main(["eval", str(folder), "--split", "train", "--json"]) == 2
+    assert "no images" in capsys.readouterr().err
+
+
+def test_training_without_the_photos_says_where_they_go(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    pytest.importorskip("ultralytics")
+    argv = ["train", "--corners", "--quick", "--photos", str(tmp_path / "none"),
+            "--runs", str(tmp_path / "runs")]
+    assert main(argv) == 2
+    assert "give their folder with --photos" in capsys.readouterr().err

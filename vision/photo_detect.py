@@ -1,0 +1,378 @@
+"""Standard cards in photos without the mat: corner indices found, read, paired into cards.
+
+WHY corners: in a phone or webcam photo of standard cards there is no mat to rectify by, cards
+overlap, are held in a hand, cut off by the frame or lie at any angle; what every visible card
+still shows is its printed corner index (rank over suit; the word "Joker" on a joker), usually
+twice, at diagonal corners. So a small detector (:data:`DET_CLASSES`: an index, or a whole
+face-down card) finds those, a corner classifier reads each one (:data:`CORNER_CLASSES`, with a
+``none`` class for whatever the detector mistook for an index), and indices of the same code close
+enough to belong to one card become one detection whose quad spans them both. A face-down card is
+its own detection (``BACK``). The networks (detector, rank and suit readers) are trained by
+:mod:`vision.train.corners` (``cardtable train --corners``) and run on onnxruntime only.
+
+What the quad means here: the oriented rectangle around the card's visible indices (for a card
+with both indices in view, nearly the whole card); a card showing one index gets a quad around
+that index only. Box and quad are in pixels of the original image.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from protocol_runner.cards import BACK, standard_faces
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_DETECTOR = MODELS / "corner_detector.onnx"
+DEFAULT_CLASSIFIER = MODELS / "corner_classifier.json"
+DET_CLASSES = ("index", "back")
+NONE = "none"
+CORNER_CLASSES: tuple[str, ...] = tuple(sorted({c.code for c in standard_faces()} | {NONE}))
+CORNER_SIZE = 48
+"""Side of the square corner crop (the classifier's input is resized from it)."""
+CORNER_MARGIN = 1.25
+"""The crop is this many times the index box's longer side: a little of the card around it."""
+PAIR_REACH = 9.0
+"""Two indices of one code pair into one card when their centres are at most this many index
+sizes apart (a card is about 5-8 index heights long along its diagonal)."""
+
+
+class PhotoModelError(ValueError):
+    """A corner model that cannot be loaded (the message says how to build one)."""
+
+
+def corner_crop(image: np.ndarray, box: Sequence[float]) -> np.ndarray:
+    """The square around a corner box (``CORNER_MARGIN`` × its longer side), ``CORNER_SIZE`` px.
+
+    Sampled at the image's own resolution first, then resized, so a large index is averaged
+    (not aliased) and a small one is not sharpened beyond what the camera saw."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    half = max(x1 - x0, y1 - y0, 4.0) * CORNER_MARGIN / 2
+    side = max(8, int(round(2 * half)))
+    src = np.float32([[cx - half, cy - half], [cx + half, cy - half], [cx - half, cy + half]])
+    dst = np.float32([[0, 0], [side, 0], [0, side]])
+    native = cv2.warpAffine(image, cv2.getAffineTransform(src, dst), (side, side),
+                            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    interp = cv2.INTER_AREA if side > CORNER_SIZE else cv2.INTER_LINEAR
+    return cv2.resize(native, (CORNER_SIZE, CORNER_SIZE), interpolation=interp)
+
+
+def _session(path: Path, threads: int) -> Any:
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise PhotoModelError(f"{path}: no corner model here; build it with "
+                              "`cardtable train --corners` (needs the [train] extra)")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+@dataclass(frozen=True, slots=True)
+class Corner:
+    """One detected index (or face-down card): its box, detector score, class probabilities."""
+
+    box: np.ndarray
+    score: float
+    kind: str
+    probs: np.ndarray | None = None
+
+
+def part_of(code: str, part: str) -> str | None:
+    """The label of ``code`` that a factor network reads: ``rank`` (``JK`` and ``none`` are
+    their own rank), ``suit`` (none for ``JK`` and ``none``) or the whole ``code``."""
+    if part == "code":
+        return code
+    whole = code in ("JK", NONE)
+    if part == "rank":
+        return code if whole else code[:-1]
+    if part == "suit":
+        return None if whole else code[-1]
+    raise PhotoModelError(f"unknown classifier part {part!r}: use code, rank or suit")
+
+
+@dataclass(frozen=True, slots=True)
+class Factor:
+    """One network of the corner classifier: it reads ``part`` of the code over ``classes``."""
+
+    session: Any
+    part: str
+    classes: tuple[str, ...]
+    temperature: float = 1.0
+
+
+@dataclass
+class CornerClassifier:
+    """Corner crops (``CORNER_SIZE`` px, BGR) in, calibrated probabilities over ``classes``.
+
+    WHY factors: with a few dozen real crops per card, one network over 53 codes learns the
+    photos, not the glyphs. A *rank* network (every suit's crops teach it the rank) and a
+    *suit* network (every rank's crops teach it the suit) each see four to thirteen times more
+    examples per class; P(code) = P(rank) · P(suit), and ``JK`` / ``none`` take their rank
+    probability. The JSON beside the models (``corner_classifier.json``) lists the factors."""
+
+    factors: tuple[Factor, ...]
+    classes: tuple[str, ...]
+    size: int
+    meta: dict[str, Any]
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, threads: int = 1) -> CornerClassifier:
+        """The classifier described by the JSON at ``path`` (default models/)."""
+        path = Path(path or DEFAULT_CLASSIFIER)
+        if not path.is_file():
+            raise PhotoModelError(f"{path}: no corner classifier here; build it with "
+                                  "`cardtable train --corners` (needs the [train] extra)")
+        try:
+            meta = json.loads(path.read_text())
+            factors = tuple(
+                Factor(_session(path.parent / f["model"], threads), f["part"],
+                       tuple(f["classes"]), float(f.get("temperature", 1.0)))
+                for f in meta["factors"])
+            classes, size = tuple(meta["classes"]), int(meta["input_size"])
+        except PhotoModelError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PhotoModelError(f"{path}: not a corner classifier description ({exc}); "
+                                  "rebuild with `cardtable train --corners`") from exc
+        return cls(factors, classes, size, meta)
+
+    def factor_probs(self, factor: Factor, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, len(factor.classes)) probabilities of one factor. Each crop is read at all four
+        quarter turns and the log-probabilities averaged: the network was trained on every
+        orientation, a card lies at any angle, and the average is steadier than one reading."""
+        batch = []
+        for crop in crops:
+            big = cv2.resize(crop, (self.size, self.size), interpolation=cv2.INTER_LINEAR)
+            batch.extend(np.rot90(big, k) for k in range(4))
+        x = np.stack([cv2.cvtColor(np.ascontiguousarray(b), cv2.COLOR_BGR2RGB) for b in batch])
+        x = np.ascontiguousarray(x.astype(np.float32).transpose(0, 3, 1, 2) / 255)
+        s = factor.session
+        p = np.asarray(s.run(None, {s.get_inputs()[0].name: x})[0], np.float64)
+        logp = np.log(np.maximum(p, 1e-12)).reshape(len(crops), 4, -1).mean(1)
+        logp = logp / factor.temperature
+        logp -= logp.max(1, keepdims=True)
+        probs = np.exp(logp)
+        return probs / probs.sum(1, keepdims=True)
+
+    def classify(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, len(classes)) probabilities: the factors' probabilities of each code's parts,
+        multiplied."""
+        out = np.ones((len(crops), len(self.classes)), np.float64)
+        if not len(crops):
+            return out.astype(np.float32)
+        for f in self.factors:
+            p = self.factor_probs(f, crops)
+            index = {c: k for k, c in enumerate(f.classes)}
+            for j, code in enumerate(self.classes):
+                label = part_of(code, f.part)
+                if label is not None:
+                    out[:, j] *= p[:, index[label]] if label in index else 0.0
+        return (out / np.maximum(out.sum(1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+@dataclass
+class PhotoReader:
+    """Images in, card detections out: detector + corner classifier + pairing.
+
+    ``min_score`` is the detector's threshold for an index, ``back_score`` for a face-down card,
+    ``min_confidence`` the least classifier probability of an index's code (below it the index
+    is dropped as unreadable). The defaults were chosen on the *training* split's photos
+    (models/README.md), favouring few false cards over many found ones: a false card stops a
+    game, a missed one only waits for the next frame."""
+
+    detector: Any
+    classifier: CornerClassifier
+    det_size: int
+    min_score: float = 0.2
+    min_confidence: float = 0.7
+    back_score: float = 0.5
+
+    @classmethod
+    def load(cls, detector: str | Path | None = None, classifier: str | Path | None = None,
+             threads: int = 1) -> PhotoReader:
+        det = _session(Path(detector or DEFAULT_DETECTOR), threads)
+        clf = CornerClassifier.load(classifier, threads)
+        return cls(det, clf, int(det.get_inputs()[0].shape[2]))
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.classifier.classes
+
+    # -------------------------------------------------------------------- stage 1: detector
+
+    def find(self, image: np.ndarray) -> list[Corner]:
+        """Indices and face-down cards in ``image`` (BGR), after non-maximum suppression."""
+        h, w = image.shape[:2]
+        s = self.det_size
+        scale = s / max(h, w)
+        nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+        canvas = np.full((s, s, 3), 114, np.uint8)
+        top, left = (s - nh) // 2, (s - nw) // 2
+        canvas[top:top + nh, left:left + nw] = cv2.resize(image, (nw, nh),
+                                                          interpolation=cv2.INTER_AREA)
+        x = cv2.cvtColor(canvas, cv2.COLOR_BGR2RGB).astype(np.float32).transpose(2, 0, 1)[None]
+        out = np.asarray(self.detector.run(None, {self.detector.get_inputs()[0].name: x / 255})[0])
+        pred = out[0].T  # (anchors, 4 + classes): cx, cy, w, h in canvas px, class scores
+        scores = pred[:, 4:]
+        kind = scores.argmax(1)
+        best = scores.max(1)
+        keep = best >= min(self.min_score, self.back_score)
+        pred, kind, best = pred[keep], kind[keep], best[keep]
+        cx, cy, bw, bh = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
+        boxes = np.stack([(cx - bw / 2 - left) / scale, (cy - bh / 2 - top) / scale,
+                          (cx + bw / 2 - left) / scale, (cy + bh / 2 - top) / scale], 1)
+        found: list[Corner] = []
+        for k, name in enumerate(DET_CLASSES):
+            sel = np.flatnonzero(kind == k)
+            if not len(sel):
+                continue
+            xywh = [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])]
+                    for b in boxes[sel]]
+            limit = self.back_score if name == "back" else self.min_score
+            for i in np.asarray(cv2.dnn.NMSBoxes(xywh, best[sel].tolist(), limit, 0.5)).ravel():
+                j = sel[int(i)]
+                found.append(Corner(boxes[j], float(best[j]), name))
+        return found
+
+    # -------------------------------------------------------------------- stage 2: classifier
+
+    def read_corners(self, image: np.ndarray, corners: Sequence[Corner]) -> list[Corner]:
+        """Each index with its class probabilities (face-down cards pass through)."""
+        idx = [c for c in corners if c.kind == "index"]
+        probs = self.classifier.classify([corner_crop(image, c.box) for c in idx])
+        read = [Corner(c.box, c.score, c.kind, pr.astype(np.float32))
+                for c, pr in zip(idx, probs, strict=True)]
+        return read + [c for c in corners if c.kind != "index"]
+
+    # -------------------------------------------------------------------- stage 3: cards
+
+    def detect(self, image: np.ndarray) -> list[Any]:
+        """Every card in ``image`` as :class:`vision.recognise.Detection`, by confidence."""
+        return self.cards(self.read_corners(image, self.find(image)))
+
+    def cards(self, corners: Sequence[Corner]) -> list[Any]:
+        """Read corners → cards: face-down cards as they are, indices above the thresholds
+        paired by code (:func:`_pair`)."""
+        from vision.recognise import Detection
+
+        out: list[Detection] = []
+        readable = []
+        for c in corners:
+            if c.kind == "back":
+                if c.score >= self.back_score:
+                    out.append(Detection(BACK, c.score, _box_quad(c.box)))
+                continue
+            assert c.probs is not None
+            k = int(np.argmax(c.probs))
+            if c.score < self.min_score or self.classes[k] == NONE \
+                    or c.probs[k] < self.min_confidence:
+                continue
+            readable.append((c, self.classes[k], float(c.probs[k])))
+        for group in _pair(readable):
+            code = group[0][1]
+            conf = float(np.mean([p for _, _, p in group]) * np.mean([c.score for c, _, _ in
+                                                                    group]) ** 0.25)
+            pts = np.concatenate([_box_quad(c.box) for c, _, _ in group])
+            if len(group) == 1:
+                quad = _box_quad(_grow(group[0][0].box, 1.2))
+            else:
+                quad = _order(cv2.boxPoints(cv2.minAreaRect(pts.astype(np.float32))))
+            probs = np.mean([c.probs for c, _, _ in group], axis=0)
+            out.append(Detection(code, conf, quad, probs=probs))
+        out.sort(key=lambda d: -d.confidence)
+        return out
+
+
+def _pair(readable: list[tuple[Corner, str, float]]) -> list[list[tuple[Corner, str, float]]]:
+    """Indices of one code paired into cards, closest pairs first, within :data:`PAIR_REACH`."""
+    cand = []
+    for i, (a, ca, _) in enumerate(readable):
+        for j in range(i + 1, len(readable)):
+            b, cb, _ = readable[j]
+            if ca != cb:
+                continue
+            size = max(_size(a.box), _size(b.box))
+            d = float(np.linalg.norm(_centre(a.box) - _centre(b.box)))
+            if d <= PAIR_REACH * size:
+                cand.append((d / size, i, j))
+    used: set[int] = set()
+    groups = []
+    for _, i, j in sorted(cand):
+        if i in used or j in used:
+            continue
+        used |= {i, j}
+        groups.append([readable[i], readable[j]])
+    groups.extend([r] for i, r in enumerate(readable) if i not in used)
+    return groups
+
+
+def _centre(box: np.ndarray) -> np.ndarray:
+    return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+
+
+def _size(box: np.ndarray) -> float:
+    return float(max(box[2] - box[0], box[3] - box[1], 1.0))
+
+
+def _grow(box: np.ndarray, f: float) -> np.ndarray:
+    c = _centre(box)
+    half = np.array([box[2] - box[0], box[3] - box[1]]) * f / 2
+    return np.array([c[0] - half[0], c[1] - half[1], c[0] + half[0], c[1] + half[1]])
+
+
+def _box_quad(box: np.ndarray) -> np.ndarray:
+    x0, y0, x1, y1 = (float(v) for v in box)
+    return np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+
+
+def _order(pts: np.ndarray) -> np.ndarray:
+    from vision.synth.scenes import canonical_quad
+
+    return canonical_quad(np.asarray(pts, np.float32))
+
+
+def is_standard_set(names: Sequence[str]) -> bool:
+    """Whether a labelled set's class names are all standard-deck codes (faces, ``JK``,
+    ``BACK``): a set the corner reader is made for."""
+    known = set(CORNER_CLASSES) - {NONE} | {"JK", BACK}
+    return bool(names) and all(n.upper() in known for n in names)
+
+
+def detect_with_photo_fallback(image: np.ndarray, reader: Any, photo: PhotoReader
+                               ) -> tuple[Any, ...]:
+    """All cards of a still image: by the mat pipeline when the mat is seen (``reader``, a
+    :class:`vision.recognise.TableReader`), else by their corner indices (``photo``)."""
+    reader.reuse = False
+    reader.geometry = None if reader.corners is None else reader.geometry
+    view = reader.read(image)
+    if view.error is None:
+        return view.detections
+    return tuple(photo.detect(image))
+
+
+def photo_options(root: Path, reader: Any, photos: str = "auto", split: str = "all"
+                  ) -> tuple[Any, Any]:
+    """For ``cardtable eval`` on a YOLO folder: (detect function or None, image filter or None).
+
+    ``photos``: ``yes`` reads every image by :func:`detect_with_photo_fallback`, ``no`` leaves
+    the default (mat, else one card per photo), ``auto`` is ``yes`` for a set of standard cards.
+    ``split`` keeps only that part of :mod:`vision.photo_split`."""
+    from vision.evaluate import read_names
+    from vision.photo_split import in_split
+
+    in_split("x", split)  # an unknown split is refused before any image is read
+    use = photos == "yes" or (photos == "auto" and is_standard_set(read_names(root / "data.yaml")))
+    detect = partial(detect_with_photo_fallback, reader=reader, photo=PhotoReader.load()) \
+        if use else None
+    keep = None if split == "all" else (lambda path: in_split(path.name, split))
+    return detect, keep

@@ -1,0 +1,47 @@
+"""The deterministic train / held-out split of the CC BY card photos, by scene.
+
+WHY by scene and not by file: the phone photos were taken in bursts (``IMG_20220921_193915``,
+``..._193925``: the same cards a few seconds apart) and the webcam photos are runs of one card
+held in a hand (``10c-<uuid>``, four of each). A file-level split would put near-duplicates of
+every test photo into training and measure memory, not recognition. So every photo gets a
+*group* (the minute of a timestamped burst, ten consecutive numbers of a numbered series, the card
+of a webcam run) and the group's SHA-1 decides: one group in five is held out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+HELD_OUT_EVERY = 5
+SPLITS = ("train", "test", "all")
+
+_BURST = re.compile(r"^IMG_(\d{8})_(\d{4})\d{2}")
+_NUMBERED = re.compile(r"^IMG_(\d+)_JPG")
+_WEBCAM = re.compile(r"^([0-9a-z]+)-[0-9a-f]{8}-", re.IGNORECASE)
+
+
+def group_of(name: str) -> str:
+    """The scene group of a photo file name (see the module docstring)."""
+    stem = Path(name).name
+    if m := _BURST.match(stem):
+        return f"burst-{m.group(1)}-{m.group(2)}"
+    if m := _NUMBERED.match(stem):
+        return f"series-{int(m.group(1)) // 10}"
+    if m := _WEBCAM.match(stem):
+        return f"webcam-{m.group(1).lower()}"
+    return "file-" + stem.split(".rf.")[0]
+
+
+def split_of(name: str) -> str:
+    """``"test"`` for one scene group in :data:`HELD_OUT_EVERY`, else ``"train"``."""
+    digest = hashlib.sha1(group_of(name).encode()).digest()
+    return "test" if int.from_bytes(digest[:4], "big") % HELD_OUT_EVERY == 0 else "train"
+
+
+def in_split(name: str, split: str) -> bool:
+    """Whether the photo ``name`` belongs to ``split`` (``train``, ``test`` or ``all``)."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: use one of {', '.join(SPLITS)}")
+    return split == "all" or split_of(name) == split
