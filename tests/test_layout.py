@@ -90,3 +90,27 @@ def test_view_from_pixels_matches_the_layout() -> None:
         dets.append(Detection(truth.code, 0.8, c.quad, c.quad_mm, c.zone))
     view = build_view(dets)
     assert _codes(view.work) == scene.columns("work")
+
+
+@pytest.mark.parametrize(
+    ("skew", "lean"),
+    [(0.0, 0.0), (2.5, 0.0), (-2.5, 0.0), (3.0, -3.0), (-4.0, 4.0), (3.0, 3.0), (2.0, -1.0)],
+)
+def test_columns_survive_drifting_rows_and_leaning_columns(skew: float, lean: float) -> None:
+    """Rows drifting across the table (columns upright), the whole layout turned (the lean is
+    minus the skew), or a sheared grid: every card stays in its own column and row."""
+    ts, tl = np.tan(np.deg2rad(skew)), np.tan(np.deg2rad(lean))
+    dets, truth = [], []
+    rng = np.random.default_rng(7)
+    for col in range(12):
+        column = []
+        for row in range(4):
+            x, y = 40.0 + col * 64.0, 50.0 + row * 97.0
+            centre = np.array([x + (y - 50.0) * tl, y + (x - 40.0) * ts])
+            centre += rng.uniform(-1.5, 1.5, 2)
+            quad = centre + np.array([[-28, -43.5], [28, -43.5], [28, 43.5], [-28, 43.5]])
+            code = f"{row + 1}{'RGBY'[col % 4]}"
+            dets.append(Detection(code, 0.9, quad, quad, "work"))
+            column.append(code)
+        truth.append(column)
+    assert _codes(build_view(dets).work) == truth

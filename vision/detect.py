@@ -8,7 +8,10 @@ detector here would cost hours of CPU training per class set and give only axis-
 
 Blobs that are bigger than one card (cards touching, or a fanned column where each card shows
 only its top strip) are split along their long axis where the image has card edges: every card's
-top edge draws a line (its edge and shadow) across the card below.
+top edge draws a line (its edge and shadow) across the card below. Touching cards are cut along
+the dark lines between them; what the cuts leave unexplained is searched for whole cards by
+their outlines (:func:`place_cards`), and every piece is then fitted to its own card's outline
+(:func:`refine_quad`), since a crop a few millimetres off is read as the wrong card.
 """
 
 from __future__ import annotations
@@ -28,8 +31,38 @@ MIN_PITCH_MM = 11.0
 """Closest spacing of fanned columns that still shows a corner index (a prior for banding)."""
 MIN_ROW_PITCH_MM = 16.0
 """Closest spacing of fanned rows (the side area's); a blob less tall holds a single row."""
+SINGLE_ON_CARD = 0.6
+PIECE_ON_CARD = 0.85
+"""Least share of a found card's visible part that must be card, not felt, in the mask: a card
+blob on its own (its shape already says card), and a piece cut out of a larger blob (a grid cut
+through a hand would otherwise pass)."""
+DETAIL_SHARE = 0.35
+"""Least print (see :func:`_detail`) of a doubtful card, as a share of the frame's median."""
+OUTLINE_MIN = 12.0
+"""Least outline strength (:func:`outline_strength`) that makes a doubtful card with little
+print a card still: a face washed out by glare keeps its sharp outline (cards measure 25 and
+more, most about 100), a glare patch on the felt has none (about 5)."""
+PLACE_LEFT = 0.6
+"""Least unexplained share of a card's area in a blob for :func:`place_cards` to look for one."""
+PLACE_SCALE = 0.5
+"""Scale of :func:`place_cards`' search relative to the top-down view (1 px per mm)."""
+PLACE_MIN_EDGE = 40.0
+"""Least outline strength (two pairs of sides, Sobel units) of a placed card: a sharp step of
+a few grey levels all round; the soft shading of a hand or a sleeve stays below it."""
+PLACE_WEAKEST = 0.3
+"""A placed card's outline must be at least this share as strong as the blob's best one."""
+DUPLICATE_MM = 8.0
+"""Two found cards whose centres lie closer than this are one card found twice (no fanned
+layout steps by less than ``MIN_PITCH_MM``)."""
 STRIP_MIN_MM = 18.0
 """The smallest visible strip of a covered card in a fanned column that still counts as a card."""
+REFINE_MM = 8.0
+"""How far a piece cut out of touching cards may lie from its card (a glare patch or a
+neighbour's sliver in the blob) for :func:`refine_quad` to find the card's outline."""
+REFINE_TURNS = (-2.0, -1.0, 0.0, 1.0, 2.0)
+"""Turns (degrees) tried around a piece's own: cards lie a few degrees askew."""
+REFINE_SLACK_MM = 2.0
+"""How far a card's size may differ from the size measured on the frame's single cards."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -462,12 +495,21 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         dims = np.array([sorted((np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])))
                          for q, _ in found]) / p
         size = (float(np.median(dims[:, 0])), float(np.median(dims[:, 1])))
+    angle = _layout_angle([q for q, _ in found])
     banded: list[tuple[np.ndarray, bool, tuple[float, float]]] = []
     below: list[int | None] = []
     if columns and rows:
         pending, banded, below = _bands(pending, found[:n_single], mat, columns, rows, edges,
                                         p, size)
     for cnt in pending:
+        if not fanned:
+            # touching cards, found by their outlines; kept only if they explain the whole
+            # blob (a fanned column shows one whole outline and strips: cut it as below)
+            placed = place_cards(cnt, [], gray, size, p, angle)
+            card_px = size[0] * size[1] * p * p
+            if len(placed) > 1 and _unexplained(cnt, placed) < PLACE_LEFT * card_px:
+                found.extend((q, False) for q in placed)
+                continue
         if _classify(cnt, p, edges, found, fanned=fanned, size=size):
             continue
         # bigger than a card: cards touch. Card edges and shadows are thin dark lines, which
@@ -482,25 +524,55 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         blob[lines > 18] = 0
         blob = cv2.erode(blob, np.ones((3, 3), np.uint8))
         blob = _fill_holes(cv2.morphologyEx(blob, cv2.MORPH_OPEN, _kernel(2.5, p)))
+        start = len(found)
         for part in _contours(blob):
             _classify(part + [x - 1, y - 1], p, edges, found, grow=p, split=True,
                       fanned=fanned, size=size)
+        if not fanned:  # what the cuts left unexplained: look for whole cards by their outline
+            found.extend((q, False) for q in place_cards(cnt, [q for q, _ in found[start:]],
+                                                         gray, size, p, angle))
     out = []
     explained = np.zeros_like(mask)
     H, W = mask.shape
-    found = found[:n_single] + _textured(found[n_single:], gray, found[:n_single])
+    # pieces cut out of touching cards, and single blobs that took in a shadow or a glare
+    # patch, are moved onto their card's outline
+    found = [(q if covered or (k < n_single and _card_sized(q, size, p))
+              else refine_quad(q, edges, size, p), covered) for k, (q, covered) in enumerate(found)]
+    detail: list[float] = []  # measured on first need
+
+    def plain(k: int) -> bool:
+        """Whether found card ``k`` carries far less print than the frame's cards do."""
+        if not detail:
+            detail.extend(_detail(q, gray) for q, _ in found)
+        return len(found) >= 3 and detail[k] < DETAIL_SHARE * float(np.median(detail))
+
     visible = [None] * len(found) + _last_in_column(banded, below, mask, p, size)
-    for (q_top, covered), vis in zip(found + [(q, c) for q, c, _ in banded], visible,
-                                     strict=True):
+    centres: list[np.ndarray] = []
+    for k, ((q_top, covered), vis) in enumerate(zip(found + [(q, c) for q, c, _ in banded],
+                                                     visible, strict=True)):
         x0, y0 = np.maximum(np.floor(q_top.min(axis=0)).astype(int), 0)
         x1, y1 = np.minimum(np.ceil(q_top.max(axis=0)).astype(int) + 1, [W, H])
         if x1 <= x0 or y1 <= y0:
             continue
+        if k < len(found):
+            centre = q_top.mean(axis=0)
+            if any(np.linalg.norm(centre - c) < DUPLICATE_MM * p for c in centres):
+                continue  # two parts of one blob moved onto the same card
         piece = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillConvexPoly(piece, np.round(q_top - [x0, y0]).astype(np.int32), 255)
         shown = piece if vis is None else _visible_piece(q_top, vis, (x0, y0), piece.shape)
-        if cv2.countNonZero(shown & mask[y0:y1, x0:x1]) < 0.85 * cv2.countNonZero(shown):
-            continue  # a "card" that is partly felt: a grid cut through a hand, not a card
+        on_card = cv2.countNonZero(shown & mask[y0:y1, x0:x1]) / max(cv2.countNonZero(shown), 1)
+        # a blob that was card-shaped by itself is a card even where a colour cast turned
+        # some of its white border felt-coloured, if it carries print or a card's outline
+        # (glare on felt has neither); a piece cut out of a larger blob must be card nearly
+        # all over (a grid cut through a hand would pass otherwise) and have either too
+        if on_card < (SINGLE_ON_CARD if k < n_single else PIECE_ON_CARD):
+            continue
+        if (k < len(found) and (k >= n_single or on_card < PIECE_ON_CARD) and plain(k)
+                and outline_strength(q_top, edges, size, p) < OUTLINE_MIN):
+            continue  # no print and no outline: glare on felt, a sleeve, not a card
+        if k < len(found):
+            centres.append(q_top.mean(axis=0))
         explained[y0:y1, x0:x1] |= piece
         q_mm = q_top / p
         centre = q_mm.mean(axis=0)
@@ -654,30 +726,226 @@ def _down(rect: tuple) -> float:
     return float(h if abs(np.cos(a)) >= abs(np.sin(a)) else w)
 
 
-def _textured(found: list[tuple[np.ndarray, bool]], gray: np.ndarray,
-              singles: list[tuple[np.ndarray, bool]]) -> list[tuple[np.ndarray, bool]]:
-    """Drop "cards" with far less fine detail than the others: glare on felt, a smooth sleeve.
+def refine_quad(quad: np.ndarray, edges: _Edges, size: tuple[float, float], p: float,
+                reach_mm: float = REFINE_MM, turns: tuple[float, ...] = REFINE_TURNS
+                ) -> np.ndarray:
+    """A whole-card quad (top-down px) moved and turned onto the card's own outline.
 
-    Only pieces cut out of larger blobs are checked (a glare patch is never card-shaped by
-    itself). Every card face and back carries print (edges, indices, patterns); a bright smooth
-    patch that the colour test let through does not. Relative, so that sensor noise cancels out.
+    See :func:`fit_outline`, which also says how strong the outline found is.
     """
-    if not found or len(found) + len(singles) < 3:
-        return found
+    return fit_outline(quad, edges, size, p, reach_mm, turns)[0]
+
+
+def outline_strength(quad: np.ndarray, edges: _Edges, size: tuple[float, float],
+                     p: float) -> float:
+    """How strongly a card's outline shows at ``quad`` (see :func:`fit_outline`)."""
+    return fit_outline(quad, edges, size, p, 1.0, (0.0,))[1]
+
+
+def fit_outline(quad: np.ndarray, edges: _Edges, size: tuple[float, float], p: float,
+                reach_mm: float = REFINE_MM, turns: tuple[float, ...] = REFINE_TURNS
+                ) -> tuple[np.ndarray, float]:
+    """A whole-card quad (top-down px) moved and turned onto the card's own outline, and the
+    outline's strength there (grey levels per pixel summed over two pairs of sides).
+
+    WHY: a piece cut out of touching cards is only where the cut put it; a blob that took in a
+    glare patch or a neighbour's sliver shifts every piece by millimetres, and a crop that far
+    off is read as the wrong card. The card's size is known (``size``, mm, measured on the
+    frame's single cards), so each side is looked for where the image turns bright going into
+    the card (felt, a gap or a neighbour's dark edge outside, the white border inside); the
+    card's own printed field edges turn the other way and do not pull it. Left and right (top
+    and bottom) are placed together, a card width (height) apart.
+    """
+    gray = edges.gray
+    rect = cv2.minAreaRect(np.asarray(quad, np.float32))
+    (cx, cy), (w, h), ang = rect
+    if w > h:
+        ang -= 90.0
+    cw, ch = size[0] * p, size[1] * p
+    r = reach_mm * p
+    us = np.arange(-cw / 2 - r - 1, cw / 2 + r + 2, dtype=np.float32)
+    vs = np.arange(-ch / 2 - r - 1, ch / 2 + r + 2, dtype=np.float32)
+    # along each side only every third pixel of its middle 70% is read: the side's profile
+    # across needs every pixel, its average along does not
+    along_u = np.arange(-0.35 * cw, 0.35 * cw, 3.0, dtype=np.float32)
+    along_v = np.arange(-0.35 * ch, 0.35 * ch, 3.0, dtype=np.float32)
+    slack = int(round(REFINE_SLACK_MM * p))
+    best = (-np.inf, float(cx), float(cy), ang)
+
+    def sample(u: np.ndarray, v: np.ndarray, ux: np.ndarray, uy: np.ndarray) -> np.ndarray:
+        """The grey view on the grid ``v`` × ``u`` of the card's own axes."""
+        px = (cx + u[None, :] * ux[0] + v[:, None] * uy[0]).astype(np.float32)
+        py = (cy + u[None, :] * ux[1] + v[:, None] * uy[1]).astype(np.float32)
+        return cv2.remap(gray, px, py, cv2.INTER_LINEAR).astype(np.float32)
+
+    for turn in turns:
+        a = np.deg2rad(ang + turn)
+        ux = np.array([np.cos(a), np.sin(a)], np.float32)
+        uy = np.array([-np.sin(a), np.cos(a)], np.float32)
+        across = sample(us, along_v, ux, uy)
+        down = sample(along_u, vs, ux, uy)
+        du = np.zeros_like(across)  # brightening along the card's width
+        du[:, 1:-1] = across[:, 2:] - across[:, :-2]
+        dv = np.zeros_like(down)  # brightening down the card
+        dv[1:-1] = down[2:] - down[:-2]
+        into_l = np.maximum(du, 0).mean(axis=0)
+        into_r = np.maximum(-du, 0).mean(axis=0)
+        into_t = np.maximum(dv, 0).mean(axis=1)
+        into_b = np.maximum(-dv, 0).mean(axis=1)
+        # both sides of a pair must be edges (the geometric mean): one strong line alone
+        # (a neighbour's printed border) does not place a card; the card's size is known
+        # only to a millimetre or two, so the far side may sit a little nearer or farther
+        (l0, l1, sx), (t0, t1, sy) = (_sides(into_l, into_r, r + 1, cw, r, slack),
+                                      _sides(into_t, into_b, r + 1, ch, r, slack))
+        if sx + sy > best[0]:
+            du_c, dv_c = (l0 + l1) / 2 - (r + 1) - cw / 2, (t0 + t1) / 2 - (r + 1) - ch / 2
+            c = np.array([cx, cy]) + ux * du_c + uy * dv_c
+            best = (sx + sy, float(c[0]), float(c[1]), ang + turn)
+    score, x, y, a_deg = best
+    if score <= 0:  # no outline anywhere near: nothing to go by
+        return np.asarray(quad, np.float32), 0.0
+    # centred between the sides found, at the frame's card size: a crop of the same size
+    # frame after frame, so that an unchanged card's reading is reused
+    return _rect_quad(((x, y), (cw, ch), a_deg)), float(score)
+
+
+def _sides(near: np.ndarray, far: np.ndarray, nominal: float, length: float, reach: float,
+           slack: int) -> tuple[float, float, float]:
+    """The best pair of opposite sides: ``near`` within ``reach`` of ``nominal``, ``far``
+    ``length`` ± ``slack`` beyond it. Returns their positions and the pair's score."""
+    shifts = np.arange(-int(reach), int(reach) + 1)
+    lo = np.clip(np.round(nominal + shifts).astype(int), 0, len(near) - 1)
+    spread = np.arange(-slack, slack + 1)
+    hi = np.clip(lo[:, None] + int(round(length)) + spread[None, :], 0, len(far) - 1)
+    score = np.sqrt(near[lo][:, None] * far[hi])
+    i, j = np.unravel_index(int(np.argmax(score)), score.shape)
+    return float(lo[i]), float(hi[i, j]), float(score[i, j])
+
+
+def _layout_angle(quads: list[np.ndarray]) -> float:
+    """The cards' common turn on the mat (degrees, within ±45): the median of the single
+    cards' own turns (0 when there are none)."""
+    if not quads:
+        return 0.0
+    turns = [(cv2.minAreaRect(np.asarray(q, np.float32))[2] + 45.0) % 90.0 - 45.0
+             for q in quads]
+    return float(np.median(turns))
+
+
+def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
+                size: tuple[float, float], p: float, angle: float) -> list[np.ndarray]:
+    """Whole cards inside the part of a blob (contour ``cnt``, top-down px) that the quads
+    ``have`` leave unexplained, found by their outlines; returns their quads.
+
+    WHY: cards laid touching in a grid under uneven light merge into blobs of any shape (an L,
+    a glare halo around one card, a block of six) that cutting along dark lines does not
+    always separate. A card is a rectangle of a known size at the layout's angle whose four
+    sides are edges where the image turns bright going into it; the best such rectangle that
+    lies on unexplained card pixels is taken, then the next, until too little is left for
+    another card. :func:`refine_quad` then fits each one to its own outline.
+    """
+    cw, ch = size[0] * p, size[1] * p
+    area = cw * ch
+    x, y, w, h = cv2.boundingRect(cnt)
+    m = int(round(REFINE_MM * p))
     H, W = gray.shape
-    detail = []
-    for q, _ in singles + found:
-        x0, y0 = np.maximum(np.floor(q.min(axis=0)).astype(int), 0)
-        x1, y1 = np.minimum(np.ceil(q.max(axis=0)).astype(int) + 1, [W, H])
-        piece = np.zeros((max(1, y1 - y0), max(1, x1 - x0)), np.uint8)
-        cv2.fillConvexPoly(piece, np.round(q - [x0, y0]).astype(np.int32), 255)
-        if x1 <= x0 or y1 <= y0:
-            detail.append(0.0)
-            continue
-        lap = cv2.convertScaleAbs(cv2.Laplacian(gray[y0:y1, x0:x1], cv2.CV_16S))
-        detail.append(cv2.mean(lap, piece)[0])
-    floor = 0.35 * float(np.median(detail))
-    return [f for f, d in zip(found, detail[len(singles):], strict=True) if d >= floor]
+    x0, y0, x1, y1 = max(0, x - m), max(0, y - m), min(W, x + w + m), min(H, y + h + m)
+    rest = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(rest, [cnt], -1, 255, -1, offset=(-x0, -y0))
+    for q in have:
+        cv2.fillConvexPoly(rest, np.round(q - [x0, y0]).astype(np.int32), 0)
+    if cv2.countNonZero(rest) < PLACE_LEFT * area:
+        return []
+    # turn the region so the cards' sides run along the axes
+    centre = ((x1 - x0) / 2, (y1 - y0) / 2)
+    M = cv2.getRotationMatrix2D(centre, angle, 1.0)
+    roi = cv2.warpAffine(gray[y0:y1, x0:x1], M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+    rest = cv2.warpAffine(rest, M, (x1 - x0, y1 - y0), flags=cv2.INTER_NEAREST)
+    # the search runs at a coarser scale (refine_quad restores the precision): a block of
+    # 40 touching cards costs tens of milliseconds, not hundreds
+    f = PLACE_SCALE
+    roi = cv2.resize(roi, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    rest = cv2.threshold(cv2.resize(rest, (roi.shape[1], roi.shape[0]),
+                                    interpolation=cv2.INTER_AREA), 127, 255,
+                         cv2.THRESH_BINARY)[1]
+    cw, ch, area = cw * f, ch * f, area * f * f
+    gx = cv2.Sobel(roi, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(roi, cv2.CV_32F, 0, 1, ksize=3)
+    kh, kw = max(3, int(0.7 * ch)) | 1, max(3, int(0.7 * cw)) | 1
+    slack = 2 * int(round(REFINE_SLACK_MM * p * f)) + 1
+    left = cv2.boxFilter(np.maximum(gx, 0), -1, (1, kh))
+    right = cv2.dilate(cv2.boxFilter(np.maximum(-gx, 0), -1, (1, kh)), np.ones((1, slack)))
+    top = cv2.boxFilter(np.maximum(gy, 0), -1, (kw, 1))
+    bottom = cv2.dilate(cv2.boxFilter(np.maximum(-gy, 0), -1, (kw, 1)), np.ones((slack, 1)))
+    hw, hh = int(round(cw / 2)), int(round(ch / 2))
+
+    def shifted(a: np.ndarray, dx: int, dy: int) -> np.ndarray:
+        """``a`` moved so that out[y, x] = a[y + dy, x + dx] (zero outside)."""
+        out = np.zeros_like(a)
+        hs, ws = a.shape
+        if abs(dx) >= ws or abs(dy) >= hs:
+            return out
+        out[max(0, -dy):min(hs, hs - dy), max(0, -dx):min(ws, ws - dx)] = \
+            a[max(0, dy):min(hs, hs + dy), max(0, dx):min(ws, ws + dx)]
+        return out
+
+    score = (np.sqrt(shifted(left, -hw, 0) * shifted(right, hw, 0))
+             + np.sqrt(shifted(top, 0, -hh) * shifted(bottom, 0, hh)))
+    inv = cv2.invertAffineTransform(M)
+    out: list[np.ndarray] = []
+    first = None
+    while cv2.countNonZero(rest) >= PLACE_LEFT * area:
+        inside = cv2.boxFilter(rest.astype(np.float32) / 255.0, -1,
+                               (int(round(cw)) | 1, int(round(ch)) | 1))
+        cand = np.where(inside >= PIECE_ON_CARD, score, 0.0)
+        k = int(np.argmax(cand))
+        cy, cx = divmod(k, cand.shape[1])
+        best = float(cand[cy, cx])
+        if best < PLACE_MIN_EDGE or (first is not None and best < PLACE_WEAKEST * first):
+            break
+        first = best if first is None else first
+        rect = np.float32([[cx - cw / 2, cy - ch / 2], [cx + cw / 2, cy - ch / 2],
+                           [cx + cw / 2, cy + ch / 2], [cx - cw / 2, cy + ch / 2]])
+        cv2.fillConvexPoly(rest, np.round(rect).astype(np.int32), 0)
+        back = (rect / f) @ inv[:, :2].T + inv[:, 2]
+        out.append((back + [x0, y0]).astype(np.float32))
+    return out
+
+
+def _unexplained(cnt: np.ndarray, quads: list[np.ndarray]) -> int:
+    """Pixels of the blob ``cnt`` that none of ``quads`` covers."""
+    x, y, w, h = cv2.boundingRect(cnt)
+    rest = np.zeros((h, w), np.uint8)
+    cv2.drawContours(rest, [cnt], -1, 255, -1, offset=(-x, -y))
+    for q in quads:
+        cv2.fillConvexPoly(rest, np.round(q - [x, y]).astype(np.int32), 0)
+    return cv2.countNonZero(rest)
+
+
+def _card_sized(quad: np.ndarray, size: tuple[float, float], p: float) -> bool:
+    """Whether a quad (top-down px) has the frame's card size to within ``REFINE_SLACK_MM``."""
+    dims = sorted(cv2.minAreaRect(np.asarray(quad, np.float32))[1])
+    return (abs(dims[0] / p - size[0]) <= REFINE_SLACK_MM
+            and abs(dims[1] / p - size[1]) <= REFINE_SLACK_MM)
+
+
+def _detail(quad: np.ndarray, gray: np.ndarray) -> float:
+    """Fine detail (mean absolute Laplacian) inside a quad of the top-down grey view.
+
+    WHY: every card face and back carries print (edges, indices, patterns); glare on felt or a
+    smooth sleeve that the colour test let through does not. Compared with the frame's other
+    cards (:data:`DETAIL_SHARE` of their median), so that sensor noise and blur cancel out.
+    """
+    H, W = gray.shape
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [W, H])
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    piece = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(piece, np.round(quad - [x0, y0]).astype(np.int32), 255)
+    lap = cv2.convertScaleAbs(cv2.Laplacian(gray[y0:y1, x0:x1], cv2.CV_16S))
+    return float(cv2.mean(lap, piece)[0])
 
 
 def _obstructions(mask: np.ndarray, explained: np.ndarray, p: float) -> tuple[np.ndarray, ...]:

@@ -2,10 +2,11 @@
 
 The runner (``protocol_runner/observations.py``) counts the work area as columns, left to right,
 each top to bottom, band after band when the matrix wraps. People never lay cards on a perfect
-grid, so grouping works in the mat's millimetres on the layout's own axes: the skew is measured
-from neighbouring cards and taken out, rows are gaps in y, columns are gaps in x, and bands are the
-large gaps between rows (or every ``rows_per_column`` rows when the runner says how tall a column
-is, which a layout of whole, evenly spaced cards cannot show by itself).
+grid, so grouping works in the mat's millimetres on the layout's own axes: the rows' skew and
+the columns' lean are measured from neighbouring cards and taken out, rows are gaps in y,
+columns are gaps in x, and bands are the large gaps between rows (or every ``rows_per_column``
+rows when the runner says how tall a column is, which a layout of whole, evenly spaced cards
+cannot show by itself).
 """
 
 from __future__ import annotations
@@ -40,6 +41,36 @@ def layout_skew(centres: np.ndarray) -> float:
             j = np.flatnonzero(ok)[np.argmin(np.abs(dy[ok]) + 0.1 * dx[ok])]
             angles.append(np.arctan2(dy[j], dx[j]))
     return float(np.median(angles)) if angles else 0.0
+
+
+def column_lean(centres: np.ndarray, skew: float) -> float:
+    """The columns' lean from the mat's vertical (radians, positive: leaning right going down):
+    median angle from each card to the card below it; ``skew`` when no card has one below.
+
+    WHY apart from the skew: a layout turned as a whole leans its columns as much as its rows,
+    but people often drift rows up or down across the table while every column stays upright
+    (a shear). Taking out a rotation there moves each column's lower cards sideways by
+    ``sin(skew)`` of their depth, which in a four-row layout is wider than the gap that tells
+    columns apart.
+    """
+    angles = []
+    for i, (x, y) in enumerate(centres):
+        dx = centres[:, 0] - x
+        dy = centres[:, 1] - y
+        ok = (dy > ROW_GAP_MM) & (dy < 2.2 * CARD_H) & (np.abs(dx) < 0.35 * dy)
+        ok[i] = False
+        if ok.any():
+            j = np.flatnonzero(ok)[np.argmin(np.abs(dx[ok]) + 0.1 * dy[ok])]
+            angles.append(np.arctan2(dx[j], dy[j]))
+    return float(np.median(angles)) if angles else skew
+
+
+def layout_axes(centres: np.ndarray) -> np.ndarray:
+    """Centres (mm) in the layout's own axes: x along its rows, y down its columns."""
+    skew = layout_skew(centres)
+    lean = column_lean(centres, skew)
+    basis = np.array([[np.cos(skew), np.sin(lean)], [np.sin(skew), np.cos(lean)]])
+    return centres @ np.linalg.inv(basis).T
 
 
 def _clusters(values: np.ndarray, gap: float) -> list[np.ndarray]:
@@ -77,9 +108,7 @@ def zone_columns(detections: Sequence[Detection], rows_per_column: int | None = 
     if not detections:
         return []
     centres = np.array([d.quad_mm.mean(axis=0) for d in detections])  # type: ignore[union-attr]
-    a = layout_skew(centres)
-    c, s = np.cos(-a), np.sin(-a)
-    xy = centres @ np.array([[c, s], [-s, c]])
+    xy = layout_axes(centres)
     rows = _clusters(xy[:, 1], ROW_GAP_MM)
     row_y = np.array([xy[r, 1].mean() for r in rows])
     # bands: a gap between rows much larger than the usual step, or a fixed column height
