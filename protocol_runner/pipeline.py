@@ -369,12 +369,14 @@ class Pipeline:
     def summary(self) -> str:
         """One line for the terminal when the dashboard stops."""
         ok = sum(1 for v in self.timeline_log if v.get("ok") is True)
-        bad = sum(1 for v in self.timeline_log if v.get("ok") is False)
+        bad = sum(1 for v in self.timeline_log if v.get("ok") is False and not v.get("unsure"))
+        unsure = sum(1 for v in self.timeline_log if v.get("unsure"))
+        asked = f", {unsure} asks to confirm cards" if unsure else ""
         game = (self._runner_state().get("game") or {})
         end = f", winner {game['winner']}" if game.get("winner") else ""
         skipped = f", {self.frames_skipped} skipped to keep up" if self.frames_skipped else ""
         return (f"cardtable: {self.frames_seen} frames ({self.frames_dropped} dropped unseen in "
-                f"blind windows{skipped}), {ok} steps ✓, {bad} deviations{end}"
+                f"blind windows{skipped}), {ok} steps ✓, {bad} deviations{asked}{end}"
                 + (f"; {self.error}" if self.error else ""))
 
     # ---- what the page asks ---------------------------------------------------------------
@@ -689,7 +691,7 @@ def page_verdict(v: dict[str, Any]) -> dict[str, Any]:
         text = f"{text}: {shown}"
     return {"ok": kind == "accepted", "kind": kind, "text": text,
             "recover": v.get("recover") or None, "seq": v.get("seq"),
-            "problems": v.get("problems", [])}
+            "problems": v.get("problems", []), "unsure": bool(v.get("unsure"))}
 
 
 def page_instruction(ins: dict[str, Any], labels: dict[str, str]) -> dict[str, Any]:
@@ -783,7 +785,8 @@ class CameraVision:
     def process(self, image: np.ndarray, t: float) -> tuple[View | None, list[dict[str, Any]]]:
         from vision.tracking import StableCommitter, signature
 
-        table = self._with_prior(self.reader.read(image), image)
+        own = self.reader.read(image)
+        table = self._with_prior(own, image)
         cards = self._cards(table)
         self.last_cards = cards
         if table.hand_in_view and self.face_down_move:
@@ -792,7 +795,9 @@ class CameraVision:
             self.committer = StableCommitter(self.stable_frames)
         if table.hand_in_view:
             self.touched = True
-        view = self.committer.update(table)
+        # the prior changes with every accepted step, and the layout hints with it: only the
+        # codes the camera read on its own (or a hand) say whether the table itself changed
+        view = self.committer.update(table, [d.code for d in own.detections])
         if view is not None and self.overrides:
             view = self._apply_overrides(view)
         if view is not None:
@@ -943,6 +948,7 @@ class CameraVision:
                                         sorted(self.may_show.items())])
 
     def correct(self, zone: str, column: int, row: int, code: str) -> None:
+        self.committer.forget_commit()
         for card in self.last_cards:
             if (card["zone"], card["column"], card["row"]) == (zone, column, row):
                 self.overrides[(zone, column, row)] = (card.get("read", card["code"]), code)

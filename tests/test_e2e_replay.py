@@ -2,11 +2,9 @@
 vision and the runner; the verdicts must be the ones the runner gives the script itself, and a
 planted table mistake must be caught at the step where it becomes visible.
 
-The opening of a game (first card, human plays, a wild's colour, the virtual player's first
-protocol steps while its matrix has up to ten columns) is read today. A virtual player's whole
-turn needs the 105-column matrix read from the camera (columns overlapping, corner indices
-showing), which the vision pipeline does not read yet; that test (about 80 s here, most of it
-rendering) belongs here the day it does.
+These cover the opening of a game (first card, human plays, a wild's colour, the virtual
+player's first protocol steps while its matrix has up to ten columns) and ``--record``; a
+virtual player's whole turn (the 107-column matrix, every step) is ``test_e2e_turn.py``.
 """
 
 from __future__ import annotations

@@ -257,12 +257,19 @@ def draw_hand(image: np.ndarray, entry: tuple[float, float], tip: tuple[float, f
     thumb = palm - n * 50 * scale
     cv2.line(mask, (int(thumb[0]), int(thumb[1])), (int(thumb[0] + (u[0] - n[0]) * 30 * scale),
              int(thumb[1] + (u[1] - n[1]) * 30 * scale)), 255, int(22 * scale), cv2.LINE_AA)
-    soft = cv2.GaussianBlur(mask, (0, 0), 12).astype(np.float32) / 255.0
-    shadow = np.roll(np.roll(soft, 28, 0), 22, 1)[..., None]
+    h, w = mask.shape
+    # the wide blurs (shadow, shading) are smooth: computed at a quarter of the size
+    small = cv2.resize(mask, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+
+    def smooth(sigma: float) -> np.ndarray:
+        blurred = cv2.GaussianBlur(small, (0, 0), sigma / 4).astype(np.float32) / 255.0
+        return cv2.resize(blurred, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+
+    shadow = np.zeros((h, w, 1), np.float32)  # cast down and to the right (no wrap-around)
+    shadow[28:, 22:] = smooth(12)[:-28, :-22]
     img = image.astype(np.float32) * (1 - 0.45 * shadow)
     a = cv2.GaussianBlur(mask, (0, 0), 1.5).astype(np.float32)[..., None] / 255.0
-    shade = cv2.GaussianBlur(mask, (0, 0), 9).astype(np.float32)[..., None] / 255.0
-    colour = np.float32(skin)[None, None, :] * (0.75 + 0.3 * shade)
+    colour = np.float32(skin)[None, None, :] * (0.75 + 0.3 * smooth(9))
     image[:] = np.clip(img * (1 - a) + colour * a, 0, 255).astype(np.uint8)
 
 
@@ -275,11 +282,14 @@ def light(image: np.ndarray, t: float, seed: int) -> np.ndarray:
     yy, xx = np.mgrid[0:18, 0:32].astype(np.float32)
     cx = 16 + 10 * np.sin(2 * np.pi * t / 40.0 + seed)
     spot = 0.85 + 0.3 * np.exp(-((xx - cx) ** 2 + (yy - 6) ** 2) / 120.0)
-    spot = cv2.resize(spot, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
-    channel = np.float32([1 - warm, 1.0, 1 + warm])[None, None, :]
-    out = image.astype(np.float32) * spot * gain * channel
-    out += rng.normal(0, 1.5, (h // 2, w // 2, 1)).astype(np.float32).repeat(2, 0).repeat(2, 1)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    channel = np.float32([1 - warm, 1.0, 1 + warm]) * np.float32(gain)
+    # one smooth gain per pixel and channel, drawn small and resized (cheap at 1280×720)
+    scale = cv2.resize(spot[..., None] * channel, (w, h), interpolation=cv2.INTER_LINEAR)
+    out = cv2.multiply(image, scale, dtype=cv2.CV_32F)
+    noise = rng.standard_normal((h // 2, w // 2), dtype=np.float32) * np.float32(1.5)
+    noise = cv2.resize(noise, (w, h), interpolation=cv2.INTER_NEAREST)
+    out += noise[..., None]
+    return np.clip(out, 0, 255, out=out).astype(np.uint8)
 
 
 # ---- scripts → segments → frames ----------------------------------------------------------------
@@ -305,13 +315,19 @@ class Script:
 
 
 def plan(records: Iterable[Record], hold: float = 1.6, change: float = 1.2,
-         shuffle: float = 2.5) -> Script:
+         shuffle: float = 2.5, fps: float | None = None) -> Script:
     """Turn a script of records into timed segments.
 
     Each new view is reached by a hand (``change`` s) and then lies still for ``hold`` s (long
     enough for the tracker to commit it); a ``shuffle_done`` is preceded by a covered table
-    (``shuffle`` s). Other events keep their place between views.
+    (``shuffle`` s). Other events keep their place between views. With ``fps``, every segment
+    lasts a whole number of frames (as the video will), so the times in ``events.jsonl`` and
+    ``script.jsonl`` are those of the video: 2.5 s at 5 frames/s is 12 frames, 2.4 s.
     """
+    def frames(seconds: float) -> float:
+        return seconds if fps is None else max(1, round(seconds * fps)) / fps
+
+    hold, change, shuffle = frames(hold), frames(change), frames(shuffle)
     script = Script()
     current = View()
     t = 0.0
@@ -497,7 +513,7 @@ def render_script(records: Sequence[Record], folder: str | Path, fps: float = 10
     """Write ``video.mp4``, ``events.jsonl`` and ``script.jsonl`` of ``records`` in ``folder``."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    script = plan(records, hold=hold, change=change, shuffle=shuffle)
+    script = plan(records, hold=hold, change=change, shuffle=shuffle, fps=fps)
     renderer = Renderer(camera or Camera(), fps, seed)
     count = 0
     with VideoOut(out / "video.mp4", fps, renderer.camera.size) as writer:

@@ -1,0 +1,117 @@
+"""End to end, a virtual player's whole turn: the UNO card selection protocol (v2, all 12 steps,
+the 107-column matrix, the covert lottery with its six-card ANDs, six shuffles) rendered as a
+table video by the project's renderer, replayed through camera → vision → runner. Every verdict
+must be the one the runner gives the script itself; a planted table mistake must be caught at
+its step, and the table that puts it right must be accepted.
+
+Kept short for CI: a game where the virtual player moves first (one human play before it would
+add nothing), two cards dealt each, 4 frames/s, each view still for 1 s (the tracker commits
+after 4 still frames) and reached by a hand in 0.75 s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from protocol_runner.commands.render_video import replay
+from protocol_runner.observations import Record, Setup
+from protocol_runner.pipeline import page_verdict
+
+MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
+pytestmark = pytest.mark.skipif(not MODEL.is_file(),
+                                reason="no trained card classifier in models/ yet")
+FPS, HOLD, CHANGE, SHUFFLE = 4.0, 1.0, 0.75, 0.5
+KNOWN_MISS = "step 12 of 12: the table differs from the protocol: the work area shows 0 columns"
+KNOWN_MISS_WHY = (
+    "vision: in Step 12's last layout but one (every column 3 cards, 3 bands) the rightmost "
+    "column (105) is not located; its cards count as an obstruction, so the still table is "
+    "never committed and the runner next sees the emptied table (vision.detect)")
+STEP_3 = "UNO card selection v2 step 3 of 12"
+STEP_6 = "UNO card selection v2 step 6 of 12"
+
+
+@pytest.fixture(scope="module")
+def turn() -> list[Record]:
+    """V1's first turn (seed 5: a card is selected and played, no draw), from the setup to the
+    card on the pile. Views carry no script numbers, as views from a camera do not."""
+    from protocol_runner.tablesim import TableSimulator, simulated_setup
+
+    game = TableSimulator(simulated_setup(2, 2, hand_size=2, start=1), seed=5).play(until_turn=1)
+    # the runner's own threshold for unsure cards: the replay's player names them. A
+    # min_confidence of 0 would hide mistakes: the planted 2G below is read on its own as 1G
+    # (0.99), so the prior makes it the expected 1R, at 0.0004, which only asking uncovers
+    return [r if isinstance(r, Setup) else replace(r, seq=None) for r in game.records]
+
+
+def script_verdicts(records: list[Record]) -> list[str]:
+    """What the runner says to the script itself (no camera): the truth to compare with."""
+    from protocol_runner.runner import Session
+
+    session = Session()
+    out = []
+    for record in records:
+        verdict = session.feed(record)[0].to_json()
+        if not isinstance(record, Setup):
+            v = page_verdict(verdict)
+            out.append(f"{v['kind']}: {v['text']}")
+    return out
+
+
+def render(records: list[Record], folder: Path, seed: int) -> None:
+    from vision.synth.video import render_script
+
+    render_script(records, folder, fps=FPS, hold=HOLD, change=CHANGE, shuffle=SHUFFLE, seed=seed)
+
+
+def until_view_after(records: list[Record], text: str) -> list[Record]:
+    """The records up to and including the view after the first one the runner answers with
+    ``text`` (the planted mistake and the table that puts it right)."""
+    want = script_verdicts(records)
+    at = next(n for n, w in enumerate(want) if text in w)
+    return records[:at + 3]  # + 1 for the setup, which has no verdict here
+
+
+def test_a_whole_virtual_turn_replayed_from_video_gives_the_script_verdicts(
+        turn: list[Record], tmp_path: Path) -> None:
+    want = script_verdicts(turn)
+    assert all(w.startswith("accepted") for w in want), want
+    for step in range(1, 13):  # every step of the protocol is in the video
+        assert any(f"UNO card selection v2 step {step} of 12" in w for w in want), step
+    assert "modified covert lottery step 7 of 7" in "\n".join(want)
+    assert want[-1] == "accepted: V1 played SR"
+    render(turn, tmp_path, seed=3)
+    got = replay(tmp_path, want)
+    print(f"whole turn: {got.named} unsure cards named, misreads corrected: {got.misread}")
+    first = next((n for n, (a, b) in enumerate(zip(got.verdicts, want, strict=False))
+                  if a != b), None)
+    if first is not None and KNOWN_MISS in got.verdicts[first] \
+            and want[first].startswith("accepted: UNO card selection v2 step 12 of 12"):
+        pytest.xfail(KNOWN_MISS_WHY)
+    assert got.verdicts == want
+
+
+@pytest.mark.parametrize(("step", "view", "column", "row", "code", "message"), [
+    # Step 3 (turn every θ face down): one is forgotten face up
+    (STEP_3, 8, 3, 2, "2B", "work column 3, row 2: expected a face-down card, saw 2B"),
+    # Step 6 (validity pairs): the pair below column 2 (1R 2G: valid) laid as 2G 2G
+    (STEP_6, 10, 2, 3, "2G", "work column 2, row 3: expected 1R (α), saw 2G (β)"),
+])
+def test_a_planted_mistake_is_caught_at_its_step(turn: list[Record], tmp_path: Path, step: str,
+                                                 view: int, column: int, row: int, code: str,
+                                                 message: str) -> None:
+    """The ``view``-th view is first laid with one card wrong, then put right: the replay
+    answers the wrong table with the script's deviation, at that step, naming that cell."""
+    from vision.synth.video import plant_mistake
+
+    planted = until_view_after(plant_mistake(turn, view, column, row, code), "deviation")
+    want = script_verdicts(planted)
+    assert [w for w in want if not w.startswith("accepted")] == [want[-2]]
+    assert want[-2].startswith(f"deviation: {step}") and message in want[-2], want[-2]
+    assert want[-1].startswith(f"accepted: {step}")
+    render(planted, tmp_path, seed=3)  # the whole turn's video, until the mistake
+    got = replay(tmp_path, want)
+    print(f"planted, {step}: {got.named} unsure cards named, misreads corrected: {got.misread}")
+    assert got.verdicts == want
