@@ -55,3 +55,15 @@ def test_bad_codes_and_sizes(code: str, size: tuple[int, int]) -> None:
 def test_read_refuses_what_is_not_a_tile_image(image: np.ndarray) -> None:
     with pytest.raises(TileReadError):
         read_tile(image)
+
+
+def test_faint_pips_are_read_when_they_form_a_number_exactly() -> None:
+    """Scene 1007 (tuning): a set with yellow sixes on an ivory body in dim light, pips 9–14
+    above the body, below PIP_MIN; they used to read as blank halves."""
+    from vision.synth.tile_scenes import render_tile_scene
+
+    scene = render_tile_scene(1007)
+    faint = [t for t in scene.tiles if t.code in ("D06", "D16", "D26")]
+    assert len(faint) == 3
+    assert [read_tile(rectify(scene.image, t.quad)).code for t in faint] == \
+        [t.code for t in faint]

@@ -11,11 +11,25 @@ import numpy as np
 import pytest
 
 from protocol_runner.cli import main
+from vision.detect import card_mask
 from vision.evaluate import EvalError
+from vision.geometry import TableGeometry
 from vision.recognise import Detection
 from vision.synth.tile_scenes import TILE_EVAL_SEED_BASE, render_tile_scene
-from vision.tile_detect import detect_tiles
-from vision.tile_evaluate import evaluate_tile_scenes, match, quad_distance, score_tile_scenes
+from vision.tile_detect import (
+    SMOOTH_MAX,
+    _median_of_histogram,
+    colour_gradient,
+    detect_tiles,
+    tile_region,
+)
+from vision.tile_evaluate import (
+    evaluate_tile_scenes,
+    format_tile_report,
+    match,
+    quad_distance,
+    score_tile_scenes,
+)
 from vision.tiles import read_half
 
 SQUARE = np.array([[0, 0], [10, 0], [10, 20], [0, 20]], np.float32)
@@ -44,7 +58,7 @@ def test_bad_scene_arguments(kwargs: dict, message: str) -> None:
         render_tile_scene(1, **kwargs)
 
 
-@pytest.mark.parametrize("seed", [3, 11])
+@pytest.mark.parametrize("seed", [3, 11, 1004])  # 1004: dark backs side by side, dark felt
 def test_tiles_are_found_and_read_without_known_quads(seed: int) -> None:
     scene = render_tile_scene(seed)
     dets = list(detect_tiles(scene.image))
@@ -97,6 +111,34 @@ def test_report_has_the_card_figures_and_calibration() -> None:
     assert {"card_accuracy", "false_cards", "per_class", "confusions", "layout_rate",
             "calibration"} <= set(summary)
     assert sum(b["tiles"] for b in summary["calibration"]) == summary["cards"] - summary["missed"]
+    assert summary["median_ms_per_frame"] > 0
+    assert "ms per frame" in format_tile_report(summary)
+
+
+@pytest.mark.parametrize("values", [[], [7], [3, 9], [1, 2, 2, 250], [0, 0, 5, 5, 5, 255]])
+def test_median_of_histogram_is_the_median_of_the_values(values: list[int]) -> None:
+    hist = np.bincount(np.array(values, int), minlength=256).astype(np.float32)
+    assert _median_of_histogram(hist) == (float(np.median(values)) if values else 0.0)
+
+
+@pytest.mark.parametrize("seed", [3, 1021])
+def test_glare_flood_in_blocks_is_the_flood_over_the_whole_view(seed: int) -> None:
+    """The blockwise gradient is a speed-up only: the same pixels come out as from the
+    gradient over the whole top-down view."""
+    image = render_tile_scene(seed).image
+    geometry = TableGeometry.from_markers(image)
+    top = cv2.warpPerspective(image, geometry.topdown_transform(3.0),
+                              (round(geometry.mat.width * 3), round(geometry.mat.height * 3)))
+    mask = card_mask(top)
+    felt = cv2.bitwise_not(mask)
+    hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
+    typical = float(np.median(hsv[..., 2][felt > 0]))
+    violetish = cv2.inRange(hsv, (115, 40, int(typical)), (175, 255, 255))
+    grad = colour_gradient(cv2.GaussianBlur(top, (0, 0), 1.0))
+    candidate = (violetish & (grad < SMOOTH_MAX).astype(np.uint8) * 255) | felt
+    _, labels = cv2.connectedComponents(candidate, connectivity=4)
+    flooded = np.isin(labels, np.unique(labels[felt > 0]))
+    assert np.array_equal(tile_region(top), np.where(flooded, 0, mask))
 
 
 def test_detect_tiles_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,6 +33,10 @@ too soft for a tile: on tuning scenes glare patches stay below 17, tiles above 3
 SMOOTH_MAX = 12.0
 """Gradient (Sobel, strongest colour channel, top-down view blurred by 1 px) below which felt
 under glare counts as smooth: glare changes far more slowly, a tile's outline far faster."""
+LINE_MIN = 2.0
+"""How many times the row's typical line contrast a cut between two tiles shows (a line across
+in some colour channel): on tuning scenes a cut through the middle of two backs side by side
+shows 1.0–1.3, the seam between them 2.5 and more."""
 SNAP_MM = 3.0
 """How far a cut between touching tiles may move from its evenly spaced place to a gap."""
 
@@ -45,6 +49,16 @@ class _Piece:
     start: float
     end: float
     wide: bool
+
+
+def _column_medians(image: np.ndarray, on: np.ndarray) -> np.ndarray:
+    """Per column, the median of ``image`` where ``on`` (0 where a column has none)."""
+    out = np.zeros(image.shape[1], np.float32)
+    cols = on.any(axis=0)
+    if cols.any():
+        values = np.where(on[:, cols], image[:, cols].astype(np.float32), np.nan)
+        out[cols] = np.nanmedian(values, axis=0)
+    return out
 
 
 def _runs(width: np.ndarray, wide_at: float, min_len: float) -> list[_Piece]:
@@ -93,7 +107,7 @@ def _split_row(cnt: np.ndarray, axis: int, mask: np.ndarray, top: np.ndarray, p:
                size: tuple[float, float]) -> tuple[list[np.ndarray], float]:
     """Cut a blob into tiles along one axis of its rectangle (0: the rect's width side).
     Returns the tile quads (top-down px) and how badly they fit (lower is better): their
-    shape against the tile's, and cuts where the outline does not narrow."""
+    shape against the tile's, and cuts where the outline does not narrow or no line crosses."""
     (cx, cy), (w, h), ang = cv2.minAreaRect(cnt)
     a = np.deg2rad(ang)
     u = np.array([np.cos(a), np.sin(a)])
@@ -107,21 +121,28 @@ def _split_row(cnt: np.ndarray, axis: int, mask: np.ndarray, top: np.ndarray, p:
     blob = np.zeros_like(mask)
     cv2.drawContours(blob, [cnt], -1, 255, -1)
     strip = cv2.warpAffine(blob, A, (length, across), flags=cv2.INTER_NEAREST)
-    shade = cv2.cvtColor(cv2.warpAffine(top, A, (length, across), flags=cv2.INTER_LINEAR),
-                         cv2.COLOR_BGR2GRAY)
+    colour = cv2.warpAffine(top, A, (length, across), flags=cv2.INTER_LINEAR)
+    shade = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
     on = strip > 0
     width = on.sum(axis=0).astype(np.float32)
     tw, th = size[0] * p, size[1] * p
     # a gap between touching tiles: the blob narrows (rounded corners, felt showing through)
     # and the image darkens (the edge and the shadow of the tile beside it)
-    dark = cv2.morphologyEx(shade, cv2.MORPH_BLACKHAT, np.ones((1, int(2 * p) | 1), np.uint8))
-    dark_prof = np.array([float(np.median(dark[on[:, x], x])) if on[:, x].any() else 0.0
-                          for x in range(length)], np.float32)
+    across_line = np.ones((1, int(2 * p) | 1), np.uint8)
+    dark_prof = _column_medians(cv2.morphologyEx(shade, cv2.MORPH_BLACKHAT, across_line), on)
+    # and, in some colour channel, a line across: the felt showing through between two dark
+    # backs differs in hue rather than in grey; in the middle of a back nothing crosses it
+    lines_seen = np.max([cv2.max(cv2.morphologyEx(ch, cv2.MORPH_BLACKHAT, across_line),
+                                 cv2.morphologyEx(ch, cv2.MORPH_TOPHAT, across_line))
+                         for ch in cv2.split(colour)], axis=0)
+    line_prof = _column_medians(lines_seen, on)
+    line_base = float(np.median(line_prof[on.any(axis=0)])) if on.any() else 0.0
     narrow = np.clip(np.convolve(width, np.ones(5) / 5, "same").max() - width, 0, None)
     gap = dark_prof / (dark_prof.max() + 1e-6) + narrow / (narrow.max() + 1e-6)
     dip = cv2.dilate(width.reshape(1, -1), np.ones((1, int(6 * p) | 1), np.uint8)).ravel() - width
     quads: list[np.ndarray] = []
     dips: list[float] = []
+    lines: list[float] = []
     misfit = 0.0
     for piece in _runs(width, 1.5 * tw, 0.6 * tw):
         pitch = tw if piece.wide else th
@@ -131,6 +152,7 @@ def _split_row(cnt: np.ndarray, axis: int, mask: np.ndarray, top: np.ndarray, p:
         for t in cuts[1:-1]:
             lo_x, hi_x = max(0, int(t - p)), int(t + p) + 1
             dips.append(float(dip[lo_x:hi_x].max()) / p)
+            lines.append(float(line_prof[lo_x:hi_x].max()) / max(line_base, 1.0))
         for t0, t1 in zip(cuts[:-1], cuts[1:], strict=True):
             # across the row the tile's centre is the middle of the blob there, read in the
             # piece's central columns (its ends may reach a crosswise neighbour)
@@ -150,6 +172,7 @@ def _split_row(cnt: np.ndarray, axis: int, mask: np.ndarray, top: np.ndarray, p:
                     float(np.rad2deg(np.arctan2(u[1], u[0]))))
             quads.append(cv2.boxPoints(rect).astype(np.float32))
     misfit += 0.2 * sum(max(0.0, 1.5 - d) for d in dips)
+    misfit += 0.1 * sum(max(0.0, LINE_MIN - v) for v in lines)
     return quads, misfit / max(len(quads), 1)
 
 
@@ -172,6 +195,26 @@ def edge_strength(quad: np.ndarray, grad: np.ndarray, p: float) -> float:
     return sorted(sides)[-2]
 
 
+def colour_gradient(image: np.ndarray) -> np.ndarray:
+    """Per pixel, the strongest Sobel gradient magnitude over the colour channels: a dark green
+    back on violet felt differs in hue more than in grey."""
+    return np.max([cv2.magnitude(cv2.Sobel(ch, cv2.CV_32F, 1, 0), cv2.Sobel(ch, cv2.CV_32F, 0, 1))
+                   for ch in cv2.split(image)], axis=0)
+
+
+def _edge_strength_at(quad: np.ndarray, top: np.ndarray, p: float) -> float:
+    """:func:`edge_strength` of ``quad`` with the gradient worked out around it only: its
+    samples reach 1.5 mm past the outline, the gradient one pixel more."""
+    reach = int(np.ceil(2 * p)) + 2
+    h, w = top.shape[:2]
+    x0, y0 = (max(0, int(np.floor(v)) - reach) for v in quad.min(axis=0))
+    x1, y1 = (int(np.ceil(v)) + reach + 1 for v in quad.max(axis=0))
+    crop = top[y0:min(h, y1), x0:min(w, x1)]
+    if crop.size == 0:
+        return 0.0
+    return edge_strength(quad - np.array([x0, y0], np.float32), colour_gradient(crop), p)
+
+
 def tile_region(top: np.ndarray) -> np.ndarray:
     """255 where the top-down view is tile: the card mask (not felt), less felt that glare
     made look like a card.
@@ -180,21 +223,53 @@ def tile_region(top: np.ndarray) -> np.ndarray:
     the tile, joins it into one blob and spoils its outline. Felt stays felt under glare in
     ways a tile does not: it stays violet-ish, glare only brightens it, and it changes only
     smoothly. Such pixels connected to the felt are felt; a tile's sharp outline keeps the
-    flood out of a tile, even a pinkish one, and a dark tile is never bright enough."""
+    flood out of a tile, even a pinkish one, and a dark tile is never bright enough.
+
+    The gradient is worked out only in blocks of the view where the flood could go (violet-ish
+    card mask), each grown by the blur's and the gradient's reach so that it is exactly what
+    the whole view's would be there, at a fraction of the cost (most of the view is felt)."""
     mask = card_mask(top)
-    felt = cv2.bitwise_not(mask)
     hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
-    typical = float(np.median(hsv[..., 2][felt > 0])) if felt.any() else 0.0
+    hist = cv2.calcHist([hsv], [2], cv2.bitwise_not(mask), [256], [0, 256]).ravel()
+    typical = _median_of_histogram(hist)
     violetish = cv2.inRange(hsv, (115, 40, int(typical)), (175, 255, 255))
-    soft = cv2.GaussianBlur(top, (0, 0), 1.0)
-    grad = np.max([cv2.magnitude(cv2.Sobel(ch, cv2.CV_32F, 1, 0), cv2.Sobel(ch, cv2.CV_32F, 0, 1))
-                   for ch in cv2.split(soft)], axis=0)
-    candidate = (violetish & (grad < SMOOTH_MAX).astype(np.uint8) * 255) | felt
+    felt = cv2.bitwise_not(mask)
+    # the gradient is needed only where the flood could go, in blocks of the view that hold
+    # violet-ish card mask (the rest is felt, or no glare)
+    reach, block = 8, 96  # the blur's (4 px) and the gradient's (1 px) reach, with room
+    h, w = mask.shape
+    maybe = mask & violetish
+    smooth = np.zeros_like(mask)
+    for y in range(0, h, block):
+        for x in range(0, w, block):
+            if not maybe[y:y + block, x:x + block].any():
+                continue
+            y0, x0 = max(0, y - reach), max(0, x - reach)
+            soft = cv2.GaussianBlur(top[y0:y + block + reach, x0:x + block + reach], (0, 0), 1.0)
+            grad = colour_gradient(soft)[y - y0:y - y0 + block, x - x0:x - x0 + block]
+            smooth[y:y + block, x:x + block] = (grad < SMOOTH_MAX).astype(np.uint8) * 255
+    candidate = (maybe & smooth) | felt
     n, labels = cv2.connectedComponents(candidate, connectivity=4)
     flooded = np.zeros(n, bool)
-    flooded[np.unique(labels[felt > 0])] = True
+    flooded[labels[felt > 0]] = True
     flooded[0] = False
     return mask & np.where(flooded[labels], 0, 255).astype(np.uint8)
+
+
+def _median_of_histogram(hist: np.ndarray) -> float:
+    """The median of the values a histogram counts (0 when it is empty), as ``np.median`` of
+    the values gives it, without sorting millions of pixels."""
+    cum = np.cumsum(np.round(hist).astype(np.int64))  # counts: exact past float32's 2**24
+    total = int(cum[-1]) if cum.size else 0
+    if total == 0:
+        return 0.0
+
+    def value_at(rank: int) -> int:  # the rank-th smallest value, from 1
+        return int(np.searchsorted(cum, rank))
+
+    if total % 2:
+        return float(value_at((total + 1) // 2))
+    return 0.5 * (value_at(total // 2) + value_at(total // 2 + 1))
 
 
 def locate_tiles(image: np.ndarray, geometry: TableGeometry, p: float = TOPDOWN_PX_PER_MM
@@ -231,12 +306,9 @@ def locate_tiles(image: np.ndarray, geometry: TableGeometry, p: float = TOPDOWN_
     for cnt in rows:
         fits = [_split_row(cnt, axis, mask, top, p, size) for axis in (0, 1)]
         found.extend(min(fits, key=lambda f: f[1])[0])
-    # per colour channel: a dark green back on violet felt differs in hue more than in grey
-    grad = np.max([cv2.magnitude(cv2.Sobel(ch, cv2.CV_32F, 1, 0), cv2.Sobel(ch, cv2.CV_32F, 0, 1))
-                   for ch in cv2.split(top)], axis=0)
     out = []
     for q in found:
-        if edge_strength(q, grad, p) < EDGE_MIN:
+        if _edge_strength_at(q, top, p) < EDGE_MIN:
             continue  # soft all round: glare on the felt, not a tile
         piece = np.zeros_like(mask)
         cv2.fillConvexPoly(piece, np.round(q).astype(np.int32), 255)

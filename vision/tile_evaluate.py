@@ -6,11 +6,13 @@ accuracy, confusion pairs and the rate of tables read with no error at all (ever
 and right, nothing extra). A label is matched to the unused detection whose quad is nearest,
 corner by corner (any starting corner: a tile lying across the view has no clear "top"), within
 30% of a tile's width. Confidence calibration is measured too: for bins of stated confidence,
-how often the reading was right.
+how often the reading was right. So is the speed: the median wall-clock time to find and read
+the tiles of one frame (rendering and scoring left out).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -47,11 +49,13 @@ def match(truth: list[np.ndarray], dets: list[Detection], tolerance: float
 
 
 class TileReport(Report):
-    """A :class:`Report` that also keeps (confidence, right) of every matched reading."""
+    """A :class:`Report` that also keeps (confidence, right) of every matched reading and the
+    seconds each frame took."""
 
     def __init__(self, kind: str) -> None:
         super().__init__(kind)
         self.calibration: list[tuple[float, bool]] = []
+        self.frame_seconds: list[float] = []
 
     def summary(self) -> dict[str, Any]:
         out = super().summary()
@@ -64,6 +68,8 @@ class TileReport(Report):
                              "mean_confidence": round(float(np.mean(conf)), 4),
                              "accuracy": round(float(np.mean(inside)), 4)})
         out["calibration"] = bins
+        if self.frame_seconds:
+            out["median_ms_per_frame"] = round(1000 * float(np.median(self.frame_seconds)), 1)
         return out
 
 
@@ -87,11 +93,13 @@ def score_tile_scenes(seeds: range, size: tuple[int, int] = (1280, 720),
         scene = render_tile_scene(number, size=size)
         rep.images += 1
         rep.layouts += 1
+        start = time.perf_counter()
         try:
             dets = list(detect_tiles(scene.image))
         except GeometryError as exc:
             rep.unreadable.append(f"scene {number}: {exc}")
             dets = []
+        rep.frame_seconds.append(time.perf_counter() - start)
         rep.detections += len(dets)
         width = float(np.median([np.linalg.norm(t.quad[1] - t.quad[0]) for t in scene.tiles]))
         hits = match([t.quad for t in scene.tiles], dets, 0.3 * width)
@@ -118,4 +126,7 @@ def format_tile_report(summary: dict[str, Any]) -> str:
     lines += [f"    [{b['confidence'][0]:.2f}, {b['confidence'][1]:.2f}): {b['tiles']} tiles, "
               f"mean {b['mean_confidence']:.3f} -> {b['accuracy']:.2%} right"
               for b in summary["calibration"]]
+    if "median_ms_per_frame" in summary:
+        lines.append(f"  speed: median {summary['median_ms_per_frame']:.0f} ms per frame "
+                     "(finding and reading the tiles)")
     return "\n".join(lines)

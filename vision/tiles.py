@@ -50,6 +50,12 @@ away still reads by its clean pip pattern."""
 PIP_MIN = 15.0
 """Spot contrast (Lab, see :func:`cell_contrast`) below which a grid cell is empty, whatever
 the other pips."""
+FAINT_MIN = 8.0
+"""Spot contrast above which a half's cells may still hold pips too faint for
+:data:`PIP_MIN` (a set that colours its sixes yellow, on an ivory body in dim light: the pips
+stand 9–14 above the body, the empty cells 0–2), if they form a printed number's layout exactly,
+stand :data:`FAINT_RATIO` times above every empty cell, and the tile shows a face's divider."""
+FAINT_RATIO = 3.0
 CALIBRATION = np.array([6.561, -0.757, 0.558, 1.894, -2.46])
 """Logistic weights of :meth:`TileFeatures.vector`: a reading's confidence is the probability
 that it is right, fitted on tile scenes 0–49 (below the measurement seeds; 2792 readings, 63
@@ -188,6 +194,14 @@ def _inside(size: tuple[int, int]) -> np.ndarray:
 _INSIDE = _inside(TILE_SIZE)
 
 
+def _pips(half: np.ndarray, floor: float, strongest: float) -> frozenset[tuple[int, int]]:
+    """The cells of a half's 3 × 3 ``half`` contrast that hold a pip: a half's pips share a
+    colour (some sets colour each number), so a pip stands out as much as the half's strongest
+    one does, clearly from the body (``floor``) and not far below the tile's ``strongest``."""
+    cut = max(floor, 0.5 * float(half.max()), 0.3 * strongest)
+    return frozenset((r, c) for r in range(3) for c in range(3) if half[r, c] > cut)
+
+
 def _read(tile: np.ndarray) -> tuple[TileReading, np.ndarray]:
     """The reading and the feature vector its confidence was computed from."""
     if not isinstance(tile, np.ndarray) or tile.ndim != 3 or tile.shape[2] != 3 \
@@ -201,11 +215,16 @@ def _read(tile: np.ndarray) -> tuple[TileReading, np.ndarray]:
     halves = []
     weakest_pip, strongest_empty = np.inf, 0.0
     for half in contrast:
-        # a half's pips share a colour (some sets colour each number): a pip stands out as
-        # much as the half's strongest one does, and clearly from the body
-        cut = max(PIP_MIN, 0.5 * float(half.max()), 0.3 * strongest)
-        cells = frozenset((r, c) for r in range(3) for c in range(3) if half[r, c] > cut)
-        halves.append(read_half(cells))
+        cells = _pips(half, PIP_MIN, strongest)
+        reading = read_half(cells)
+        if (reading.misfit > 0 or not cells) and divider >= DIVIDER_MIN:
+            faint = _pips(half, FAINT_MIN, strongest)
+            empty = max([float(half[r, c]) for r in range(3) for c in range(3)
+                         if (r, c) not in faint] + [1.0])
+            if faint and read_half(faint).misfit == 0 \
+                    and min(float(half[rc]) for rc in faint) >= FAINT_RATIO * empty:
+                cells, reading = faint, read_half(faint)
+        halves.append(reading)
         weakest_pip = min([weakest_pip] + [float(half[rc]) for rc in cells])
         strongest_empty = max([strongest_empty] + [float(half[r, c]) for r in range(3)
                                                    for c in range(3) if (r, c) not in cells])
