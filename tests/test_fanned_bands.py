@@ -6,11 +6,12 @@ camera looks at it at an angle, and the localiser must find every cell at its pl
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from protocol_runner.observations import from_json
-from vision.detect import band_column_counts, locate_cards
+from vision.detect import _across, _unstack, band_column_counts, locate_cards
 from vision.geometry import DEFAULT_MAT, TableGeometry
 from vision.layout import build_view, column_gap, zone_columns
 from vision.recognise import Detection
@@ -84,6 +85,26 @@ def test_rendered_selection_layout_is_split_into_every_cell(columns, rows, whole
     assert sum(not c.covered for c in work) == whole
 
 
+@pytest.mark.parametrize(("bridges", "widths"), [
+    # band 1's cards touch band 2's here and there, its last column too (past band 2's end):
+    # the cut leaves those card bottoms in band 2's part, which must not widen it
+    (((300, 400), (1000, 1060), (1790, 1850)), (1700, 1670)),
+    (((1790, 1850),), (1700, 1670)),  # only band 1's last column reaches down
+])
+def test_touching_bands_are_cut_to_their_own_width(bridges, widths):
+    """Two bands of 105 fanned columns of 3 (53 + 52, top-down at 2 px/mm): band 1 reaches
+    one column pitch further right. Each band's part must be as wide as its own cards."""
+    mask = np.zeros((900, 2000), np.uint8)
+    mask[20:420, 150:1850] = 255
+    mask[428:826, 150:1820] = 255
+    for x0, x1 in bridges:
+        mask[420:433, x0:x1] = 255
+    cnt = max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0],
+              key=cv2.contourArea)
+    bands = sorted(_unstack(cnt, 105, 3, 2.0, (57.0, 88.0)), key=lambda r: r[0][1])
+    assert [_across(r) for r in bands] == pytest.approx(widths, abs=4)
+
+
 def test_without_the_prior_the_band_is_not_split_into_columns():
     """The reason for the prior: 105 columns 15 mm apart are not found by edges alone."""
     view = selection_view(105, 4)
@@ -102,6 +123,24 @@ def test_fanned_side_columns_are_not_read_as_a_skewed_grid():
     columns = zone_columns(dets)
     assert [[d.code for d in col] for col in columns] == [["564", "563", "562"],
                                                           ["627", "628", "628"]]
+
+
+@pytest.mark.parametrize(("extra", "lengths"), [
+    (None, [4, 4, 4, 4, 4, 4]),
+    ((1, 4), [4, 5, 4, 4, 4, 4]),  # a fifth card at column 2's foot: a row too many there
+    ((4, 4), [4, 4, 4, 4, 5, 4]),  # ... in the second band
+])
+def test_a_row_too_many_stays_in_its_column(extra, lengths):
+    """Two bands of three fanned columns of 4 (rows 25 mm apart, bands 100 mm apart), the
+    runner expecting 4 rows: a card laid a row below a column's foot is a fifth card of that
+    column (a mistake the runner reports), not the start of another band."""
+    box = np.array([[-28.5, -44], [28.5, -44], [28.5, 44], [-28.5, 44]], np.float32)
+    cells = [(c, r) for c in range(6) for r in range(4)] + ([extra] if extra else [])
+    dets = [Detection(f"{c}/{r}", 0.9, box + (100 + 20 * (c % 3), 60 + 25 * r + 175 * (c // 3)),
+                      box + (100 + 20 * (c % 3), 60 + 25 * r + 175 * (c // 3)), "work", True)
+            for c, r in cells]
+    columns = zone_columns(dets, 4)
+    assert [sum(d is not None for d in col) for col in columns] == lengths
 
 
 @pytest.mark.parametrize(("columns", "rows"), [(104, 4), (60, 4)])

@@ -56,6 +56,9 @@ DUPLICATE_MM = 8.0
 layout steps by less than ``MIN_PITCH_MM``)."""
 STRIP_MIN_MM = 18.0
 """The smallest visible strip of a covered card in a fanned column that still counts as a card."""
+BAND_CORNER_MM = 2.5
+"""How far a band's ends may reach past where it is half a card tall (two cards wide): the
+corner of a card turned by 3 degrees."""
 REFINE_MM = 8.0
 """How far a piece cut out of touching cards may lie from its card (a glare patch or a
 neighbour's sliver in the blob) for :func:`refine_quad` to find the card's outline."""
@@ -581,6 +584,16 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
             continue
         q_img = canonical_quad(geometry.to_image(q_mm))
         out.append(Located(q_img, canonical_quad(q_mm), zone, covered))
+    # what no card explains is a hand, unless it is a card the prior did not expect (a row
+    # too many): one whole card lying on top, its outline and print all there to see
+    kept = [c.quad_mm * p for c in out]
+    for q_top in _unexpected_cards(mask, explained, edges, size, p, angle, kept):
+        cv2.fillConvexPoly(explained, np.round(q_top).astype(np.int32), 255)
+        q_mm = q_top / p
+        zone = mat.zone_of(q_mm.mean(axis=0))
+        if zone is not None:
+            out.append(Located(canonical_quad(geometry.to_image(q_mm)), canonical_quad(q_mm),
+                               zone))
     return Localisation(tuple(out), _obstructions(mask, explained, p))
 
 
@@ -690,10 +703,12 @@ def _unstack(cnt: np.ndarray, columns: float, rows: int, p: float, size: tuple[f
         band_h = h / count
         if pitch >= MIN_PITCH_MM * p or band_h < card_h * 1.6:
             break
-    if count == 1:
-        return [cv2.minAreaRect(cnt)]
     blob = np.zeros((h, w), np.uint8)
     cv2.drawContours(blob, [cnt], -1, 255, -1, offset=(-x, -y))
+    if count == 1:
+        pieces = _contours(_trimmed(blob, card_w, card_h, p))
+        return [cv2.minAreaRect(max(pieces, key=cv2.contourArea) + [x, y])] if pieces \
+            else [cv2.minAreaRect(cnt)]
     fill = blob.sum(axis=1).astype(np.float64)
     cuts = [0]
     for k in range(1, count):
@@ -705,10 +720,37 @@ def _unstack(cnt: np.ndarray, columns: float, rows: int, p: float, size: tuple[f
     for a, b in zip(cuts[:-1], cuts[1:], strict=True):
         part = np.zeros_like(blob)
         part[a:b] = blob[a:b]
-        pieces = _contours(part)
+        pieces = _contours(_trimmed(part, card_w, card_h, p))
         if pieces:
             biggest = max(pieces, key=cv2.contourArea)
             out.append(cv2.minAreaRect(biggest + [x, y]))
+    return out
+
+
+def _trimmed(part: np.ndarray, card_w: float, card_h: float, p: float) -> np.ndarray:
+    """A band's blob without what sticks out of it: its extent is where it is half a card
+    tall (across) and two cards wide (down), give or take the corners of a card turned a few
+    degrees.
+
+    WHY: bands laid a few millimetres apart touch here and there, so a cut between them
+    leaves the foot of one band's cards in the next band's part, and a card laid below a
+    column (a row more than the runner expects) sticks out of its band; either would
+    stretch the band and shift every column or row of its comb. What is trimmed off is
+    left unexplained, for :func:`_unexpected_cards` to look at.
+    """
+    corner = int(round(BAND_CORNER_MM * p))
+    out = part.copy()
+    tall = np.flatnonzero(cv2.morphologyEx(part, cv2.MORPH_OPEN, np.ones(
+        (int(card_h / 2) | 1, 1), np.uint8)).any(axis=0))
+    if len(tall):
+        out[:, :max(0, tall[0] - corner)] = 0
+        out[:, tall[-1] + corner + 1:] = 0
+    if len(tall) and tall[-1] - tall[0] > 3 * card_w:  # a band of a few columns: leave it
+        wide = np.flatnonzero(cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones(
+            (1, int(2 * card_w) | 1), np.uint8)).any(axis=1))
+        if len(wide):
+            out[:max(0, wide[0] - corner)] = 0
+            out[wide[-1] + corner + 1:] = 0
     return out
 
 
@@ -946,6 +988,53 @@ def _detail(quad: np.ndarray, gray: np.ndarray) -> float:
     cv2.fillConvexPoly(piece, np.round(quad - [x0, y0]).astype(np.int32), 255)
     lap = cv2.convertScaleAbs(cv2.Laplacian(gray[y0:y1, x0:x1], cv2.CV_16S))
     return float(cv2.mean(lap, piece)[0])
+
+
+def _unexpected_cards(mask: np.ndarray, explained: np.ndarray, edges: _Edges,
+                      size: tuple[float, float], p: float, angle: float,
+                      cards: list[np.ndarray]) -> list[np.ndarray]:
+    """Whole cards (top-down quads) that explain what the found cards leave unexplained.
+
+    WHY: the runner's prior says how many rows to split the bands into; a card laid at a
+    column's foot beyond them (a row too many) lies on top of the card above, whole, with only
+    its foot unexplained (:func:`_trimmed` keeps it out of the band). Taken for a hand, it would
+    stop the still table from ever being committed, and the mistake from being reported. Such
+    a card is found by its outline (:func:`fit_outline`, as strong as a placed card's), on card
+    pixels all over, carrying print; a hand's soft shading and smooth skin have neither. Only a
+    strip wider than tall and smaller than a card is looked at: a hand reaching in is bigger.
+    ``cards`` are the quads found (top-down px): the print a card carries is measured on them.
+    """
+    rest = cv2.subtract(mask, cv2.dilate(explained, _kernel(3.5, p)))
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, _kernel(3.5, p))
+    cw, ch = size[0] * p, size[1] * p
+    out: list[np.ndarray] = []
+    printed: list[float] = []  # the median print of ``cards``, measured on first need
+    for cnt in _contours(rest):
+        if cv2.contourArea(cnt) <= 0.25 * 57.0 * 88.0 * p * p:
+            continue
+        x, y, bw, bh = cv2.boundingRect(cnt)
+        if bw < bh or bw > cw + REFINE_MM * p or bh > ch:
+            continue
+        # lower rows lie over upper ones: the strip is the foot of a card reaching up over its
+        # column
+        anchor = (x + bw / 2, y + bh - ch / 2)
+        quad, score = fit_outline(_rect_quad((anchor, (cw, ch), angle)), edges, size, p)
+        if score < PLACE_MIN_EDGE:
+            continue
+        if not printed:
+            printed.append(float(np.median([_detail(q, edges.gray) for q in cards[:40]]))
+                           if cards else 0.0)
+        if _detail(quad, edges.gray) < DETAIL_SHARE * printed[0]:
+            continue
+        piece = np.zeros_like(mask)
+        cv2.fillConvexPoly(piece, np.round(quad).astype(np.int32), 255)
+        strip = np.zeros_like(mask)
+        cv2.drawContours(strip, [cnt], -1, 255, -1)
+        if cv2.countNonZero(piece & mask) < PIECE_ON_CARD * cv2.countNonZero(piece) \
+                or cv2.countNonZero(strip & piece) < 0.8 * cv2.countNonZero(strip):
+            continue
+        out.append(quad)
+    return out
 
 
 def _obstructions(mask: np.ndarray, explained: np.ndarray, p: float) -> tuple[np.ndarray, ...]:

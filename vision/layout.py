@@ -114,8 +114,14 @@ def zone_columns(detections: Sequence[Detection], rows_per_column: int | None = 
     # bands: a gap between rows much larger than the usual step, or a fixed column height
     bands: list[list[int]] = [[0]]
     if rows_per_column:
-        bands = [list(range(i, min(i + rows_per_column, len(rows))))
-                 for i in range(0, len(rows), rows_per_column)]
+        # a band ends after the rows the runner expects, unless the next row overlaps the
+        # row above (less than a card lower): bands never overlap, so that is a row too many
+        # in the same band (a mistake the runner must see as such, not as another band)
+        bands = [[0]]
+        for k in range(1, len(rows)):
+            if len(bands[-1]) >= rows_per_column and row_y[k] - row_y[k - 1] > 0.8 * CARD_H:
+                bands.append([])
+            bands[-1].append(k)
     else:
         steps = np.diff(row_y)
         typical = float(np.median(steps)) if len(steps) else 0.0
