@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -476,26 +476,6 @@ class ProtocolDriver:
     def accept(self, reveal: Reveal | None) -> None:
         self._advance(reveal)
 
-    def moved(self) -> frozenset[int]:
-        """Slots whose card the current step replaces by another one: shuffled unseen, or
-        moved by a rearrangement (a card confirmed there is not the card there afterwards)."""
-        action = self.step.action
-        if isinstance(action, PileScramble | BisectionCut):
-            slots = _flat(action.piles if isinstance(action, PileScramble) else action.halves)
-            return frozenset(s for s in slots if s >= 0)
-        if isinstance(action, Rearrange):
-            return frozenset(p for p, s in zip(_flat(action.positions), _flat(action.source),
-                                               strict=True) if p != s)
-        return frozenset()
-
-    def slot_at(self, zone: str, column: int, row: int) -> int | None:
-        """The slot the current step expects at ``column``, ``row`` of ``zone``, counted among
-        the cards only (empty cells and columns left out); ``None`` where it expects none."""
-        columns = self.rendered.slots.get(zone, [])
-        if not 0 < column <= len(columns) or not 0 < row <= len(columns[column - 1]):
-            return None
-        return columns[column - 1][row - 1]
-
     def judge(self, view: View, discard: str | None, problems: list[Problem]) -> Verdict:
         """The verdict on a view of the current step, for every game: refused inside a shuffle,
         a deviation when the table differs from the protocol (cell by cell, the reveal, the
@@ -609,65 +589,42 @@ class Confirmations:
     """The runner's side of unsure cards, for every game: which cells of a view were read less
     surely than the threshold (the ``unsure`` deviation), and which cards the table confirmed.
 
-    A confirmation (a ``card_corrected`` event) is of the card lying at its place: it holds
-    while later views read the same code there, so a card the camera keeps reading unsurely is
-    asked about once, not at every step; a different code or no card there ends it. Inside a
-    protocol it is also bound to the slot expected there, and ends when another slot lies there
-    or when a step replaces the slot's card (:meth:`forget`: a shuffle of that slot, a
-    rearrangement that moves another card into it), not at every shuffle: a side-pile shuffle
-    leaves the work area's confirmations alone. Deterministic from the inputs: a journal
-    replays it.
+    A confirmation (a ``card_corrected`` event) holds for its place while later views read the
+    same code there, so a card the camera keeps reading unsurely is asked about once, not at
+    every step; a different code or no card there ends it, and so does a shuffle (the card at
+    that place is another one afterwards). Deterministic from the inputs: a journal replays it.
     """
 
     def __init__(self) -> None:
         self.cells: dict[CellPlace, str] = {}
-        # the protocol slot each confirmed card lies in (None: outside a protocol); a place
-        # confirmed since the last view is missing: it is bound at the next check
-        self.slots: dict[CellPlace, int | None] = {}
 
     def confirm(self, zone: str, column: int | None, row: int | None, code: str) -> None:
-        place = (zone, None, None) if zone == "discard" else (zone, column, row)
-        self.cells[place] = code
-        self.slots.pop(place, None)
+        self.cells[(zone, None, None) if zone == "discard" else (zone, column, row)] = code
 
-    def forget(self, slots: Collection[int] | None = None) -> None:
-        """End the confirmations of the cards in ``slots`` (every protocol slot if ``None``:
-        a new protocol numbers its slots afresh)."""
-        gone = [place for place, slot in self.slots.items()
-                if slot is not None and (slots is None or slot in slots)]
-        for place in gone:
-            del self.cells[place], self.slots[place]
+    def clear(self) -> None:
+        self.cells.clear()
 
     def check(self, view: View, instruction: Instruction | None, threshold: float,
-              helper_deck: HelperDeck,
-              slot_at: Callable[[str, int, int], int | None] | None = None) -> Verdict | None:
+              helper_deck: HelperDeck) -> Verdict | None:
         """The ``unsure`` deviation for ``view``, or ``None`` when every card is sure enough
-        (or confirmed). ``slot_at`` (zone, column, row among the cards) → the protocol slot
-        expected there. Inside a shuffle nothing is asked: the view is refused anyway."""
+        (or confirmed). Inside a shuffle nothing is asked: the view is refused anyway."""
         if instruction is None or instruction.blind == "shuffle":
             return None
-        seen: dict[CellPlace, tuple[str, int | None]] = {}
+        seen: dict[CellPlace, str] = {}
         problems = []
         for place, k, j, cell in _read_cells(view):
             code = cell.code
             assert code is not None
-            slot = slot_at(place[0], k, j) if slot_at is not None and k and j else None
             if self.cells:
-                seen[place] = (code, slot)
-            if cell.confidence >= threshold or self._holds(place, code, slot):
+                seen[place] = code
+            if cell.confidence >= threshold or self.cells.get(place) == code:
                 continue
             problems.append(unsure_problem(
                 *place, code, card_label(code, helper_deck), cell.confidence,
                 _expected_text(instruction.expected, place[0], k, j, helper_deck)))
         if self.cells:
-            held = {p: seen[p] for p in self.cells if p in seen and self._holds(p, *seen[p])}
-            self.cells = {p: code for p, (code, _) in held.items()}
-            self.slots = {p: slot for p, (_, slot) in held.items()}
+            self.cells = {p: c for p, c in self.cells.items() if seen.get(p) == c}
         return unsure_verdict(tuple(problems), threshold, view.seq) if problems else None
-
-    def _holds(self, place: CellPlace, code: str, slot: int | None) -> bool:
-        """Is ``code`` read at ``place``, where ``slot`` is expected, the confirmed card?"""
-        return self.cells.get(place) == code and self.slots.get(place, slot) == slot
 
 
 def _refilled(before: uno.UnoState, after: uno.UnoState) -> str:
@@ -834,9 +791,8 @@ class GameRunner:
     # ------------------------------------------------------------------------------ views
     def _view(self, view: View) -> Verdict:
         assert self.setup is not None
-        driver = self.driver if self.phase == PHASE_PROTOCOL else None
         unsure = self.sure.check(view, self.instruction, min_confidence(self.setup),
-                                 self.helper_deck, driver.slot_at if driver else None)
+                                 self.helper_deck)
         if unsure is not None:
             return unsure
         if self.phase == PHASE_PROTOCOL:
@@ -995,6 +951,7 @@ class GameRunner:
                     return Verdict("refused", "no shuffle is in progress: the current step is "
                                    f"{self.driver.step.title}", seq=seq)
                 title = self.driver.step.title
+                self.sure.clear()
                 self.driver.shuffle_done()
                 self._after_step()
                 return Verdict("accepted", f"{title}: shuffle done", seq=seq)
@@ -1084,7 +1041,6 @@ class GameRunner:
         self.purpose = purpose
         self.phase = PHASE_PROTOCOL
         self.driver = ProtocolDriver(factory, self.helper_deck, areas, names)
-        self.sure.forget()
         self._instruct_step(prefix=prefix)
 
     def _protocol_view(self, view: View) -> Verdict:
@@ -1180,7 +1136,6 @@ class GameRunner:
     def _instruct_step(self, prefix: str = "") -> None:
         driver = self.driver
         assert driver is not None and self.game is not None
-        self.sure.forget(driver.moved())  # the cards this step shuffles or moves
         if self.notice:
             prefix = f"{self.notice} {prefix}"
             self.notice = ""

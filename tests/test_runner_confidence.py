@@ -9,24 +9,20 @@ reader, protocol prior) on a planted card that the prior forces to the legal cod
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 
 import pytest
 
 from protocol_runner.cli import main
 from protocol_runner.games.checked import CheckedGame
-from protocol_runner.games.script import ScriptTable
-from protocol_runner.instructions import Output, Verdict
+from protocol_runner.instructions import Verdict
 from protocol_runner.journal import Journal
 from protocol_runner.observations import (
     Cell,
     Event,
     ObservationError,
     PlayerSpec,
-    Record,
     Setup,
     View,
     dumps,
@@ -193,100 +189,19 @@ def test_a_confirmed_card_stays_confirmed_while_it_reads_the_same() -> None:
     assert runner_at(STEP6).feed(edited(step6, [(4, 1, None, 0.02)]))[0].unsure
 
 
-def test_views_inside_a_shuffle_are_refused_not_asked_about() -> None:
-    runner = runner_at(SHUFFLE)
+def test_a_shuffle_ends_every_confirmation_and_views_inside_it_are_refused() -> None:
+    runner = runner_at(SHUFFLE - 1)
     view = RECORDS[SHUFFLE - 1]
     assert isinstance(view, View) and view.seq is not None
-    assert runner.instruction.blind == "shuffle"  # type: ignore[union-attr]
+    assert runner.feed(edited(view, [(1, 1, None, 0.0)]))[0].unsure
+    runner.feed(Event("card_corrected", zone="work", column=1, row=1, code=truth(SHUFFLE - 1, 1,
+                                                                                  1),
+                      seq=view.seq + 1))
+    assert runner.sure.cells and runner.instruction.blind == "shuffle"  # type: ignore[union-attr]
     verdict = runner.feed(replace(edited(view, [(2, 2, None, 0.0)]), seq=view.seq + 2))[0]
     assert verdict.kind == "refused" and "blind window" in verdict.message
-
-
-def at(view: View, zone: str, column: int, row: int, confidence: float) -> View:
-    """``view`` with the card at ``column``, ``row`` of ``zone`` read at ``confidence``."""
-    cells = [list(col) for col in view.cells(zone)]
-    cells[column - 1][row - 1] = replace(cells[column - 1][row - 1], confidence=confidence)
-    return replace(view, **{zone: tuple(tuple(col) for col in cells)})
-
-
-@cache
-def script(game: str) -> tuple[Record, ...]:
-    """The shipped UNO script, or an Old Maid game played by the script table (seed 3)."""
-    if game == "uno":
-        return tuple(RECORDS)
-    players = [("Ann", False), ("Vic", True), ("Bob", False)]
-    return tuple(ScriptTable("old-maid", players, seed=3).play().records)
-
-
-def confirm_then_go_on(feed: Callable[[Record], list[Output]], records: Sequence[Record],
-                       confirm: int, zone: str, column: int, row: int, until: int) -> int:
-    """Through ``feed``: the view ``records[confirm]`` with one card unsure, its confirmation,
-    then the records up to ``until`` (renumbered after it); the next free seq."""
-    view = records[confirm]
-    assert isinstance(view, View)
-    seq = 1000
-    assert kind(feed(replace(at(view, zone, column, row, 0.01), seq=seq))[0]) == "unsure"
-    code = view.cells(zone)[column - 1][row - 1].code
-    assert feed(Event("card_corrected", zone=zone, column=column, row=row, code=code,
-                      seq=seq + 1))[0].ok
-    for n, record in enumerate(records[confirm + 1:until], start=seq + 2):
-        assert feed(replace(record, seq=n))[0].ok  # type: ignore[arg-type]
-    return seq + 2 + until - confirm
-
-
-# (game; confirmed at the view of record, zone, column, row; checked at the view of record)
-# UNO records 13-15: card selection steps 7, 8 (a shuffle of every matrix column), 9; 18-44:
-# the covert lottery of step 10 (side piles only: its shuffles, six-card ANDs and
-# rearrangements); 21-22: six-card AND step 2 moves side columns 5-7, not column 4. Old Maid
-# (CheckedGame) records 9-11: removal steps 6a (a shuffle of every column) and 6b; 11-12: step
-# 6c rearranges the columns, column 1 stays. Every card reads the same code at both views,
-# face down or up: the code alone cannot tell.
-AGAIN = [
-    ("a shuffle of its own column asks again", "uno", 13, "work", 1, 1, 15, True),
-    ("a side-pile shuffle keeps a work card", "uno", 18, "work", 33, 2, 20, False),
-    ("the whole lottery keeps a work card", "uno", 18, "work", 33, 2, 44, False),
-    ("a rearrangement that moves it asks again", "uno", 21, "side", 5, 1, 22, True),
-    ("a rearrangement that leaves it keeps it", "uno", 21, "side", 4, 1, 22, False),
-    ("Old Maid: a shuffle of its own column asks again", "old-maid", 9, "work", 1, 2, 11,
-     True),
-    ("Old Maid: a rearrangement that moves it asks again", "old-maid", 11, "work", 2, 2, 12,
-     True),
-    ("Old Maid: a rearrangement that leaves it keeps it", "old-maid", 11, "work", 1, 2, 12,
-     False),
-]
-
-
-@pytest.mark.parametrize(("game", "confirm", "zone", "column", "row", "check", "again"),
-                         [c[1:] for c in AGAIN], ids=[c[0] for c in AGAIN])
-def test_a_step_ends_the_confirmations_of_the_cards_it_shuffles_or_moves_only(
-        game: str, confirm: int, zone: str, column: int, row: int, check: int, again: bool,
-        tmp_path: Path) -> None:
-    """A confirmation is of the card lying there: a shuffle or rearrangement that puts another
-    card there ends it; one elsewhere (the lottery's side piles) does not. Resume agrees."""
-    records = script(game)
-    view, before = records[check], records[confirm]
-    assert isinstance(view, View) and isinstance(before, View)
-    assert view.cells(zone)[column - 1][row - 1].code == \
-        before.cells(zone)[column - 1][row - 1].code
-    runner = GameRunner() if game == "uno" else CheckedGame()
-    for record in records[:confirm]:
-        runner.feed(record)
-    seq = confirm_then_go_on(runner.feed, records, confirm, zone, column, row, check)
-    verdict = runner.feed(replace(at(view, zone, column, row, 0.01), seq=seq))[0]
-    assert (kind(verdict) == "unsure") is again, verdict.line()
-    if again:
-        assert [(p.zone, p.column, p.row) for p in verdict.problems] == [(zone, column, row)]
-    # the same from the journal: a resumed session gives the same verdict
-    path = tmp_path / "game.db"
-    session = Session(Journal.create(path))
-    for record in records[:confirm]:
-        session.feed(record)
-    seq = confirm_then_go_on(session.feed, records, confirm, zone, column, row, check)
-    state = session.state()
-    session.journal.close()
-    resumed = Session.resume(path)
-    assert resumed.replay_mismatches == 0 and resumed.state() == state
-    assert resumed.feed(replace(at(view, zone, column, row, 0.01), seq=seq))[0] == verdict
+    runner.feed(replace(RECORDS[SHUFFLE], seq=view.seq + 3))
+    assert not runner.sure.cells
 
 
 def test_an_unsure_discard_is_confirmed_before_the_play_counts() -> None:

@@ -273,9 +273,8 @@ class CheckedGame:
 
     def _view(self, view: View) -> Verdict:
         assert self.setup is not None
-        driver = self.driver if self.phase == PHASE_PROTOCOL else None
         unsure = self.sure.check(view, self.instruction, min_confidence(self.setup),
-                                 self.helper_deck, driver.slot_at if driver else None)
+                                 self.helper_deck)
         if unsure is not None:
             return unsure
         if self.phase == PHASE_PROTOCOL:
@@ -456,13 +455,11 @@ class CheckedGame:
         self.removed = []
         self.driver = ProtocolDriver(factory, self.helper_deck, areas, names)
         self.phase = PHASE_PROTOCOL
-        self.sure.forget()
         self._instruct_step()
 
     def _instruct_step(self, prefix: str = "") -> None:
         driver = self.driver
         assert driver is not None
-        self.sure.forget(driver.moved())  # the cards this step shuffles or moves
         if self.notice:
             prefix = f"{self.notice} {prefix}"
             self.notice = ""
@@ -579,6 +576,7 @@ class CheckedGame:
                 return Verdict("refused", f"no shuffle is in progress: the current step is "
                                f"{driver.step.title}", seq=seq)
             title = driver.step.title
+            self.sure.clear()
             driver.shuffle_done()
             self._after_step()
             return Verdict("accepted", f"{title}: shuffle done", seq=seq)
