@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from test_e2e_replay import script_verdicts  # the truth to compare with, as for the opening
 
 from protocol_runner.commands.render_video import replay
 from protocol_runner.observations import Record, Setup, View, from_json
-from protocol_runner.pipeline import page_verdict
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
 pytestmark = pytest.mark.skipif(not MODEL.is_file(),
@@ -39,20 +39,6 @@ def turn() -> list[Record]:
     # min_confidence of 0 would hide mistakes: the planted 2G below is read on its own as 1G
     # (0.99), so the prior makes it the expected 1R, at 0.0004, which only asking uncovers
     return [r if isinstance(r, Setup) else replace(r, seq=None) for r in game.records]
-
-
-def script_verdicts(records: list[Record]) -> list[str]:
-    """What the runner says to the script itself (no camera): the truth to compare with."""
-    from protocol_runner.runner import Session
-
-    session = Session()
-    out = []
-    for record in records:
-        verdict = session.feed(record)[0].to_json()
-        if not isinstance(record, Setup):
-            v = page_verdict(verdict)
-            out.append(f"{v['kind']}: {v['text']}")
-    return out
 
 
 def render(records: list[Record], folder: Path, seed: int) -> None:

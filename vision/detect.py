@@ -463,6 +463,21 @@ class Localisation:
     obstructions: tuple[np.ndarray, ...]
 
 
+def topdown_zones(image: np.ndarray, geometry: TableGeometry, p: float
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The mat seen from above at ``p`` px/mm, and the mask of its zones (255 inside): where
+    cards and tiles are looked for."""
+    mat = geometry.mat
+    top = cv2.warpPerspective(image, geometry.topdown_transform(p),
+                              (round(mat.width * p), round(mat.height * p)),
+                              flags=cv2.INTER_LINEAR)
+    zones = np.zeros(top.shape[:2], np.uint8)
+    for z in mat.zones:
+        cv2.rectangle(zones, (round(z.x * p), round(z.y * p)),
+                      (round((z.x + z.w) * p), round((z.y + z.h) * p)), 255, -1)
+    return top, zones
+
+
 def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None = None,
                  p: float = TOPDOWN_PX_PER_MM, columns: int | None = None,
                  rows: int | None = None) -> Localisation:
@@ -477,13 +492,7 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     sideways, split by :func:`split_band` into that many columns in all.
     """
     mat = geometry.mat
-    T = geometry.topdown_transform(p)
-    top = cv2.warpPerspective(image, T, (round(mat.width * p), round(mat.height * p)),
-                              flags=cv2.INTER_LINEAR)
-    zones = np.zeros(top.shape[:2], np.uint8)
-    for z in mat.zones:
-        cv2.rectangle(zones, (round(z.x * p), round(z.y * p)),
-                      (round((z.x + z.w) * p), round((z.y + z.h) * p)), 255, -1)
+    top, zones = topdown_zones(image, geometry, p)
     mask = card_mask(top) & zones
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _kernel(2.5, p))
     mask = _fill_holes(mask)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.detect import Located, _contours, _fill_holes, _kernel, card_mask
+from vision.detect import Located, _contours, _fill_holes, _kernel, card_mask, topdown_zones
 from vision.geometry import TableGeometry
 from vision.recognise import Detection
 from vision.synth.scenes import canonical_quad
@@ -276,13 +276,7 @@ def locate_tiles(image: np.ndarray, geometry: TableGeometry, p: float = TOPDOWN_
                  ) -> tuple[Located, ...]:
     """Every tile lying in a zone of the mat: whole-tile quads in image px and mm."""
     mat = geometry.mat
-    T = geometry.topdown_transform(p)
-    top = cv2.warpPerspective(image, T, (round(mat.width * p), round(mat.height * p)),
-                              flags=cv2.INTER_LINEAR)
-    zones = np.zeros(top.shape[:2], np.uint8)
-    for z in mat.zones:
-        cv2.rectangle(zones, (round(z.x * p), round(z.y * p)),
-                      (round((z.x + z.w) * p), round((z.y + z.h) * p)), 255, -1)
+    top, zones = topdown_zones(image, geometry, p)
     mask = tile_region(top) & zones
     mask = _fill_holes(cv2.morphologyEx(mask, cv2.MORPH_OPEN, _kernel(1.5, p)))
     singles: list[np.ndarray] = []

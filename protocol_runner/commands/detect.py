@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,21 +43,11 @@ def _inputs(paths: list[str]) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.geometry import parse_corners
-    from vision.recognise import TableReader, detect_still
+    from vision.geometry import GeometryError, parse_corners
     from vision.sources import FrameSourceError, read_image
 
     corners = parse_corners(args.corners) if args.corners else None
-    if args.tiles:  # domino tiles on the mat: vision/tile_commands.py
-        from vision.tile_commands import detect_tiles_in
-
-        return detect_tiles_in(_inputs(args.paths), corners)
-    reader = TableReader.load(args.model, corners=corners, fanned=True if args.fanned else None)
-    photo = None
-    if args.photos:
-        from vision.photo_detect import PhotoReader
-
-        photo = PhotoReader.load()
+    detect = _tile_detector(corners) if args.tiles else _card_detector(args, corners)
     readable = 0
     for path in _inputs(args.paths):
         try:
@@ -65,15 +57,36 @@ def run(args: argparse.Namespace) -> int:
             continue
         readable += 1
         h, w = image.shape[:2]
-        if photo is not None:
-            from vision.photo_detect import detect_with_photo_fallback
-
-            dets = detect_with_photo_fallback(image, reader, photo)
-        else:
-            dets = detect_still(image, reader)
+        try:
+            dets = detect(image)
+        except GeometryError as exc:  # tiles: no mat in this image
+            print(json.dumps({"image": str(path), "error": str(exc)}), flush=True)
+            continue
         print(json.dumps({"image": str(path), "width": w, "height": h,
                           "detections": [d.to_json(w, h) for d in dets]}), flush=True)
     if readable == 0:
         print("cardtable: error: no image could be read", file=sys.stderr)
         return 1
     return 0
+
+
+def _card_detector(args: argparse.Namespace, corners: Any) -> Callable[[Any], Sequence[Any]]:
+    """Cards: the mat pipeline, or (``--photos``) corner indices for photos without the mat."""
+    from vision.recognise import TableReader, detect_still
+
+    reader = TableReader.load(args.model, corners=corners, fanned=True if args.fanned else None)
+    if not args.photos:
+        return lambda image: detect_still(image, reader)
+    from vision.photo_detect import PhotoReader, detect_with_photo_fallback
+
+    photo = PhotoReader.load()
+    return lambda image: detect_with_photo_fallback(image, reader, photo)
+
+
+def _tile_detector(corners: Any) -> Callable[[Any], Sequence[Any]]:
+    """Domino tiles on the mat (``vision/tile_detect.py``); the mat must be in view."""
+    from vision.geometry import TableGeometry
+    from vision.tile_detect import detect_tiles
+
+    geometry = TableGeometry.from_corners(corners) if corners is not None else None
+    return lambda image: detect_tiles(image, geometry)
