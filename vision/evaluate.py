@@ -53,6 +53,9 @@ class Report:
     flagged: int = 0
     images: int = 0
     unreadable: list[str] = field(default_factory=list)
+    scene_errors: list[dict[str, Any]] = field(default_factory=list)
+    """Per rendered scene read with any error: its seed and what went wrong (see
+    :func:`scene_errors`), so that failure modes can be counted on tuning seeds."""
 
     def summary(self) -> dict[str, Any]:
         n = len(self.pairs)
@@ -76,6 +79,8 @@ class Report:
                            for (t, r), k in confusions.most_common(20)],
             "unreadable": self.unreadable,
         }
+        if self.scene_errors:
+            out["scene_errors"] = self.scene_errors
         if self.layouts:
             out["layouts"] = self.layouts
             out["layouts_right"] = self.layouts_right
@@ -113,6 +118,10 @@ def format_report(summary: dict[str, Any]) -> str:
             f"{c['truth']}->{c['read']} x{c['count']}" for c in summary["confusions"][:12]))
     if summary["unreadable"]:
         lines.append(f"  unreadable images: {len(summary['unreadable'])}")
+    if summary.get("scene_errors"):
+        kinds = Counter(e["kind"] for s in summary["scene_errors"] for e in s["errors"])
+        lines.append("  errors by kind (all scenes): " + ", ".join(
+            f"{k} x{n}" for k, n in kinds.most_common()))
     return "\n".join(lines)
 
 
@@ -321,6 +330,9 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
                      and obs.discard.code == next(c.code for c in scene.cards
                                                   if c.zone == "discard"))
         rep.layouts_right += layout_ok
+        if not layout_ok:
+            rep.scene_errors.append({"seed": seed + k, "errors": scene_errors(
+                scene, dets, matched, obs)})
         if prior:
             found = [i for i, d in enumerate(matched) if d is not None]
             probs = np.array([matched[i].probs for i in found])  # type: ignore[union-attr]
@@ -345,6 +357,47 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
         if progress and (k + 1) % 10 == 0:
             progress(f"{k + 1}/{count} scenes")
     return rep
+
+
+def _where(card: Any) -> str:
+    return card.zone if card.column is None else f"{card.zone} c{card.column} r{card.row}"
+
+
+def scene_errors(scene: Any, dets: Sequence[Detection], matched: Sequence[Detection | None],
+                 obs: Any) -> list[dict[str, Any]]:
+    """What one scene's reading got wrong, one entry per error, each with a ``kind``:
+    ``missed`` (a card not found), ``false`` (a detection of no card), ``wrong code`` (found,
+    misread; ``covered``: only a strip of it showed), ``arrangement`` (every card found and
+    read, yet a zone's columns or rows differ from the layout's), ``no view``.
+
+    WHY: a layout rate alone does not say what to fix; counted by kind over tuning seeds, the
+    errors name the stage (localisation, recognition, layout) that fails most.
+    """
+    out: list[dict[str, Any]] = []
+    for card, d in zip(scene.cards, matched, strict=True):
+        if d is None:
+            out.append({"kind": "missed", "code": card.code, "where": _where(card)})
+        elif d.code != card.code:
+            out.append({"kind": "wrong code", "code": card.code, "read": d.code,
+                        "confidence": round(float(d.confidence), 3), "where": _where(card),
+                        "covered": bool(card.covered)})
+    hit = {id(d) for d in matched if d is not None}
+    for d in dets:
+        if id(d) not in hit:
+            centre = d.quad_mm.mean(axis=0) if d.quad_mm is not None else d.quad.mean(axis=0)
+            out.append({"kind": "false", "read": d.code, "zone": d.zone,
+                        "at_mm": [round(float(v), 1) for v in centre]})
+    if obs is None:
+        out.append({"kind": "no view"})
+    elif not out:
+        for zone in ("work", "side"):
+            seen, truth = _view_columns(getattr(obs, zone)), _truth_columns(scene, zone)
+            if seen != truth:
+                out.append({"kind": "arrangement", "zone": zone, "seen": seen,
+                            "truth": truth})
+        if not out:
+            out.append({"kind": "arrangement", "zone": "discard"})
+    return out
 
 
 def report_json(rep: Report) -> str:

@@ -4,7 +4,8 @@
 :class:`TableView` with the detections and the observation (:mod:`vision.layout`). It re-finds the
 mat every few frames, reuses the classifier's reading of a card that has not moved or changed
 (so a still table costs localisation only), and drops frames unprocessed while ``blind`` is set:
-the tracker never looks during a shuffle and never keeps a frame.
+the tracker never looks during a shuffle and never keeps a frame. A card the classifier is unsure
+of is settled by the rest of its frame (:mod:`vision.consistency`: one deck, one light, one font).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.consistency import frame_consistent
 from vision.detect import Located, crop_card, locate_cards
 from vision.geometry import DEFAULT_MAT, GeometryError, MatSpec, TableGeometry
 from vision.sources import Frame
@@ -88,6 +90,8 @@ class _Cached:
     centre: np.ndarray
     thumb: np.ndarray
     probs: np.ndarray
+    final: np.ndarray
+    """The reading after the frame's say (:mod:`vision.consistency`)."""
 
 
 @dataclass
@@ -200,6 +204,7 @@ class TableReader:
         crops = [crop_card(image, c.quad, CROP_SIZE) for c in cards]
         thumbs = [_thumb(c) for c in crops]
         probs: list[np.ndarray | None] = [None] * len(cards)
+        source: list[int] = []  # the cached card each card's reading came from
         if self.reuse and self._cache:
             old_centres = np.array([o.centre for o in self._cache])
             for i, (c, t) in enumerate(zip(cards, thumbs, strict=True)):
@@ -207,6 +212,7 @@ class TableReader:
                 for j in near:
                     if _same_card(self._cache[j].thumb, t):
                         probs[i] = self._cache[j].probs
+                        source.append(int(j))
                         break
         todo = [i for i, p in enumerate(probs) if p is None]
         classes = self.classes
@@ -222,15 +228,22 @@ class TableReader:
             for i, p in zip(todo, fresh, strict=True):
                 probs[i] = np.asarray(p, np.float32)
             self._second_look(image, cards, probs, todo)
+        # the frame's sure cards calibrate its unsure ones (one deck, one light, one font); the
+        # cache keeps each card's own reading, so the frame's say is taken afresh whenever any
+        # card is new, moved or gone, and reused when the very same cards lie there
+        if len(source) == len(set(source)) == len(cards) == len(self._cache):
+            final = [self._cache[j].final for j in source]
+        else:
+            final = frame_consistent(crops, probs, classes,  # type: ignore[arg-type]
+                                     UNSURE_BELOW, [c.covered for c in cards])
         out = []
-        for c, p in zip(cards, probs, strict=True):
-            assert p is not None
+        for c, p in zip(cards, final, strict=True):
             k = int(np.argmax(p))
             out.append(Detection(classes[k], float(p[k]), c.quad, c.quad_mm, c.zone, c.covered,
                                  p))
         if self.reuse:
-            self._cache = [_Cached(c.centre_mm, t, p) for c, t, p in  # type: ignore[misc]
-                           zip(cards, thumbs, probs, strict=True)]
+            self._cache = [_Cached(c.centre_mm, t, p, f) for c, t, p, f in  # type: ignore[misc]
+                           zip(cards, thumbs, probs, final, strict=True)]
         out.sort(key=lambda d: -d.confidence)
         return tuple(out), len(cards) - len(todo)
 
