@@ -87,3 +87,39 @@ def test_a_rendered_selection_layout_is_read_cell_by_cell():
     right = sum(cell.code == work[c][r] for c, col in enumerate(read.work)
                 for r, cell in enumerate(col))
     assert right >= 0.9 * 420, f"{right}/420 cells read right"
+
+
+def test_whole_card_corners_leave_the_fanned_patches_as_they_were():
+    pool = face_pool(7, 1, ("7R", "W"))
+    fanned = make_patches(pool, 3, 8)
+    both = make_patches(pool, 3, 8, single=2)
+    for code, images in fanned.items():
+        assert len(both[code]) == 5
+        assert all(np.array_equal(a, b) for a, b in zip(images, both[code][:3], strict=True))
+        assert all(p.shape == (STRIP_SIZE, STRIP_SIZE, 3) for p in both[code])
+
+
+def test_whole_card_corners_of_held_out_printings_are_read(strip):
+    """The index corner of a single card (no neighbours; sharper, washed out, under a finger),
+    as the single-card reader (vision.corner_index) cuts it."""
+    patches = make_patches(face_pool(7, 1), 0, 9, single=4)
+    images = [p for v in patches.values() for p in v]
+    truth = [c for c, v in patches.items() for _ in v]
+    probs = strip.predict_patches(images)
+    right = sum(strip.classes[int(np.argmax(p))] == c for p, c in zip(probs, truth, strict=True))
+    assert right / len(images) >= 0.75, f"{right}/{len(images)}"
+
+
+@pytest.mark.parametrize(("px_per_mm", "min_std", "max_std"), [
+    (1.0, 50.0, 255.0),  # a table camera's patch (13 × 22 px) is enlarged: the stripes stay
+    (12.0, 0.0, 30.0),   # a close-up's (156 × 264 px) is averaged down: the stripes turn grey
+])
+def test_cut_patch_averages_a_close_up_down(px_per_mm, min_std, max_std):
+    """One-pixel stripes: point-sampling a large patch down to the input would alias them into
+    black and white blotches the network never saw in training."""
+    w, h = round(57 * px_per_mm), round(88 * px_per_mm)
+    image = np.zeros((h + 20, w + 20, 3), np.uint8)
+    image[:, ::2] = 255
+    patch = cut_patch(image, np.float32([[10, 10], [10 + w, 10], [10 + w, 10 + h], [10, 10 + h]]))
+    assert patch.shape == (STRIP_SIZE, STRIP_SIZE, 3)
+    assert min_std <= float(patch.std()) <= max_std

@@ -4,8 +4,12 @@ WHY classical: single-card photos (enrolment photos, the real UNO measurement se
 detector. A card is the most card-shaped bright or colourful blob: several cheap segmentations
 (edges, the brightest region, the most saturated region, which for UNO cards is the coloured field
 inside the white border) each propose a rotated rectangle; proposals are scored by how much of the
-image they fill, how close their aspect is to a card's and how rectangular the blob is, and the
-best one is rectified. A proposal from the coloured field is grown by the border's width.
+image they fill, how close their aspect is to a card's, how rectangular the blob is and whether a
+white border runs just inside its edge (:func:`border_contrast`), and the best one is rectified.
+A proposal from the coloured field is grown by the border's width.
+
+With ``--deck uno`` the card is also read by its two corner indices (:mod:`vision.corner_index`):
+a finger over the big central symbol leaves them readable.
 """
 
 from __future__ import annotations
@@ -168,17 +172,54 @@ def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
     return fill - 1.5 * aspect_pen + 0.5 * min(frac / 0.25, 1.0) - 4 * outside / (w + h)
 
 
+FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read with corners
+BORDER_WEIGHT = 0.5  # how much a white border inside the quad's edge adds to its score
+
+
+def border_contrast(small: np.ndarray, box: np.ndarray) -> float:
+    """How much whiter a thin ring just inside ``box``'s edge is than the ring just outside it,
+    in [-1, 1] (where the photo has both rings).
+
+    WHY: every card has a white (or light) border; a wall, a head, a door or the card's own
+    oval are not framed by one. Whiteness is a pixel's darkest channel (only white is bright in
+    all three); the rings cover 2-6% of the card's width inside and outside."""
+    q = order_portrait(box)
+    c = q.mean(0)
+    grown = c + (q - c) * 1.12
+    W, H = 112, 168
+    dst = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
+    m = cv2.getPerspectiveTransform(grown.astype(np.float32), dst)
+    white = cv2.warpPerspective(small.min(axis=2), m, (W, H), flags=cv2.INTER_AREA)
+    valid = cv2.warpPerspective(np.full(small.shape[:2], 255, np.uint8), m, (W, H),
+                                flags=cv2.INTER_NEAREST) > 0
+    x0, y0, x1, y1 = 6, 9, 106, 159  # the card inside the grown quad
+    inner = np.zeros((H, W), bool)
+    inner[y0 + 2:y1 - 2, x0 + 2:x1 - 2] = True
+    inner[y0 + 6:y1 - 6, x0 + 6:x1 - 6] = False
+    outer = np.zeros((H, W), bool)
+    outer[max(0, y0 - 5):y1 + 5, max(0, x0 - 5):x1 + 5] = True
+    outer[y0:y1, x0:x1] = False
+    a, b = white[inner & valid], white[outer & valid]
+    if a.size < 50 or b.size < 50:
+        return 0.0
+    return float(np.clip((np.median(a) - np.median(b)) / 60.0, -1.0, 1.0))
+
+
 def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
-    """Every proposal as (method, quad in image pixels ordered portrait, geometric score),
-    best score first."""
+    """Every proposal as (method, quad in image pixels ordered portrait, score: geometry and
+    a white border), best score first."""
     if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3:
         raise SingleCardError("expected a BGR image of shape (H, W, 3)")
     h, w = img.shape[:2]
     scale = WORK_SIDE / max(h, w)
     small = cv2.resize(img, (max(1, int(w * scale)), max(1, int(h * scale))),
                        interpolation=cv2.INTER_AREA)
-    out = [(name, order_portrait(box / scale), _score(box, fill, small.shape[:2]))
-           for name, box, fill in _proposals(small)]
+    out = []
+    for name, box, fill in _proposals(small):
+        score = _score(box, fill, small.shape[:2])
+        if score > -0.5:
+            score += BORDER_WEIGHT * border_contrast(small, box)
+        out.append((name, order_portrait(box / scale), score))
     return sorted(_demote_nested(out), key=lambda c: -c[2])
 
 
@@ -309,30 +350,63 @@ def read_labels(labels_csv: str | Path) -> list[dict[str, str]]:
     return rows
 
 
+def read_single_card(image: np.ndarray, classifier: object,
+                     allowed: tuple[str, ...] | None = None, adapter: object | None = None,
+                     corners: object | None = None) -> tuple[Located, str, float]:
+    """Locate the card of ``image`` and read it: (where it is, its code, the probability).
+
+    The crop is read both ways up by the whole-card ``classifier``, or by ``adapter`` (an
+    enrolled deck profile with ``.predict(classifier, crops)``) instead; ``allowed`` restricts
+    the answer to a deck's codes (the game knows its deck); ``corners`` (a
+    :class:`vision.corner_index.CornerFusion`) adds the two corner indices of the card, and
+    then chooses among the proposals within ``FUSED_MARGIN`` of the best geometric score the
+    one whose whole face and corners agree best (the fused probability of its reading).
+    WHY: a fragment or the whole frame can fool the whole-card classifier, but its corner
+    patches then show no index that agrees."""
+    classes = classifier.classes  # type: ignore[attr-defined]
+
+    def read(crops: list[np.ndarray]) -> np.ndarray:
+        if adapter is None:
+            return classifier.predict(crops, both_ways=True)  # type: ignore[attr-defined]
+        return adapter.predict(classifier, crops)  # type: ignore[attr-defined]
+
+    if corners is not None:
+        # near-ties of the geometry go to the proposal both readers explain best
+        cands = [c for c in candidates(image) if c[2] > -0.5]
+        if not cands:
+            raise SingleCardError("no card-shaped region found in the image")
+        cands = [c for c in cands if c[2] >= cands[0][2] - FUSED_MARGIN]
+        crops = [rectify(image, q) for _, q, _ in cands]
+        fused = [corners.read(image, q, p, classes)  # type: ignore[attr-defined]
+                 for (_, q, _), p in zip(cands, read(crops), strict=True)]
+        total = [s + float(f.max()) for (_, _, s), f in zip(cands, fused, strict=True)]
+        k = int(np.argmax(total))
+        i = int(np.argmax(fused[k]))
+        loc = Located(cands[k][1], crops[k], cands[k][0], total[k])
+        return loc, corners.codes[i], float(fused[k][i])  # type: ignore[attr-defined]
+    loc = locate_card(image, classifier=classifier)
+    probs = read([loc.crop])[0]
+    if allowed is not None:
+        probs = np.where([c in allowed for c in classes], probs, 0.0)
+    i = int(np.argmax(probs))
+    return loc, classes[i], float(probs[i])
+
+
 def evaluate_single_cards(rows: list[dict[str, str]], classifier: object,
                           allowed: tuple[str, ...] | None = None,
-                          adapter: object | None = None) -> SingleCardReport:
-    """Locate, rectify and classify the card of every photo in ``rows`` (from
-    :func:`read_labels`). ``allowed`` restricts the answer to a deck's codes (the game knows its
-    deck); ``adapter`` (an enrolled deck profile with ``.predict(classifier, crops)``) replaces
-    the plain classifier probabilities."""
-    classes = classifier.classes  # type: ignore[attr-defined]
-    mask = None if allowed is None else np.array([c in allowed for c in classes])
+                          adapter: object | None = None,
+                          corners: object | None = None) -> SingleCardReport:
+    """Locate, rectify and read the card of every photo in ``rows`` (from
+    :func:`read_labels`) with :func:`read_single_card`."""
     out = []
     for r in rows:
         try:
-            loc = locate_card(read_image(r["path"]), classifier=classifier)
+            _, code, p = read_single_card(read_image(r["path"]), classifier, allowed, adapter,
+                                          corners)
         except SingleCardError:
             out.append((r["image"], r["code"], "?", 0.0, r["group"]))
             continue
-        if adapter is None:
-            probs = classifier.predict([loc.crop], both_ways=True)[0]  # type: ignore[attr-defined]
-        else:
-            probs = adapter.predict(classifier, [loc.crop])[0]  # type: ignore[attr-defined]
-        if mask is not None:
-            probs = np.where(mask, probs, 0.0)
-        i = int(np.argmax(probs))
-        out.append((r["image"], r["code"], classes[i], float(probs[i]), r["group"]))
+        out.append((r["image"], r["code"], code, p, r["group"]))
     return SingleCardReport(tuple(out))
 
 
@@ -345,35 +419,32 @@ def _quad_iou(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> float:
 
 
 def evaluate_synthetic(kind: str, count: int, classifier: object,
-                       allowed: tuple[str, ...] | None = None) -> str:
+                       allowed: tuple[str, ...] | None = None, corners: object | None = None,
+                       seed: int = 99) -> str:
     """Locator and reader on ``count`` rendered single-card photos whose quad and code are known:
     ``table`` (a card lying on a table) or ``held`` (held up to a webcam, often cut off). Seeds
-    ``[99, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real photo."""
+    ``[seed, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real photo."""
     from vision.synth.faces import UNO_FACE_CODES
     from vision.synth.photos import held_card_photo, single_card_photo
 
     make = {"table": single_card_photo, "held": held_card_photo}.get(kind)
     if make is None:
         raise SingleCardError(f"no synthetic set {kind!r}: use synthetic:table or synthetic:held")
-    classes = classifier.classes  # type: ignore[attr-defined]
-    mask = None if allowed is None else np.array([c in allowed for c in classes])
     ious, right = [], 0
     for i in range(count):
         code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
-        img, quad = make(code, np.random.default_rng([99, i]))
-        loc = locate_card(img, classifier=classifier)
+        img, quad = make(code, np.random.default_rng([seed, i]))
+        loc, read, _ = read_single_card(img, classifier, allowed, None, corners)
         ious.append(_quad_iou(loc.quad, quad, img.shape))
-        probs = classifier.predict([loc.crop], both_ways=True)[0]  # type: ignore[attr-defined]
-        if mask is not None:
-            probs = np.where(mask, probs, 0.0)
-        right += classes[int(np.argmax(probs))] == code
+        right += read == code
     iou = np.array(ious)
     return (f"synthetic {kind}: photos {count}  top-1 {right / max(count, 1):.4f}  "
             f"quad IoU mean {iou.mean():.3f}, >0.8 {np.mean(iou > 0.8):.3f}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vision.single_card LABELS.csv [--model M] [--deck uno]``: print the figures."""
+    """``python -m vision.single_card LABELS.csv [--model M] [--deck uno] [--corners off]``:
+    print the figures."""
     import argparse
 
     from vision.classifier import DEFAULT_MODEL, CardClassifier
@@ -382,6 +453,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("labels", type=Path,
                     help="a labels.csv, or synthetic:table / synthetic:held (rendered photos)")
     ap.add_argument("--count", type=int, default=108, help="synthetic: how many photos")
+    ap.add_argument("--seed", type=int, default=99, help="synthetic: render seed")
+    ap.add_argument("--corners", choices=["on", "off"], default="on",
+                    help="with --deck uno: also read the card's two corner indices with the "
+                         "strip model (default on)")
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--deck", choices=["any", "uno", "standard"], default="any")
     ap.add_argument("--group", default=None, help="only rows whose group starts with this")
@@ -397,8 +472,14 @@ def main(argv: list[str] | None = None) -> int:
         from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES
 
         allowed = UNO_FACE_CODES if args.deck == "uno" else STANDARD_FACE_CODES
+    corners = None
+    if args.corners == "on" and args.deck == "uno":
+        from vision.corner_index import CornerFusion
+
+        corners = CornerFusion.load(clf.classes, allowed)
     if str(args.labels).startswith("synthetic:"):
-        print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count, clf, allowed))
+        print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count, clf, allowed,
+                                 corners, args.seed))
         return 0
     rows = read_labels(args.labels)
     enrol_rows = [r for r in rows if r["group"] == args.enrol_group] if args.enrol_group else []
@@ -420,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
         adapter = enrol([EnrolPhoto(r["path"], r["code"]) for r in enrol_rows], clf)
         print(f"enrolled {len(adapter.codes)} cards from group {args.enrol_group}; "
               f"testing on {len(rows)} other photos")
-    print(evaluate_single_cards(rows, clf, allowed, adapter).text())
+    print(evaluate_single_cards(rows, clf, allowed, adapter, corners).text())
     return 0
 
 

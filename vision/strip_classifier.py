@@ -53,6 +53,12 @@ def cut_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     M = cv2.getPerspectiveTransform(src, dst)
     low = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA,
                               borderMode=cv2.BORDER_REPLICATE)
+    # a table camera's patch is smaller than the input and is enlarged; a close-up's (a single
+    # card, a phone photo) is larger and must be averaged down, not point-sampled (aliasing
+    # thins the index strokes into noise the network never saw)
+    if max(w, h) > STRIP_SIZE:
+        low = cv2.resize(low, (min(w, STRIP_SIZE), min(h, STRIP_SIZE)),
+                         interpolation=cv2.INTER_AREA)
     return cv2.resize(low, (STRIP_SIZE, STRIP_SIZE), interpolation=cv2.INTER_LINEAR)
 
 

@@ -43,8 +43,9 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
     """A webcam frame of one card held up close: (BGR photo, the card's full quad).
 
     WHY: cards held to a webcam are large, often run off the frame, sit in front of a light
-    wall, a face and a hand, and a finger covers part of them; a locator tuned on cards lying
-    on a table picks a fragment there. The quad may reach outside the frame."""
+    wall, a face and a hand, fingers cover part of them (the lower edge, often a thumb across
+    the big central symbol) and the webcam washes them out; a locator tuned on cards lying on a
+    table picks a fragment there. The quad may reach outside the frame."""
     w, h = size
     if face is None:
         face = render_face(code, rng, size=(200, 300))
@@ -86,6 +87,16 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
         cv2.ellipse(photo, (fx, fy), (int(rng.uniform(0.12, 0.25) * hw),
                     int(rng.uniform(0.2, 0.5) * hh)), float(rng.uniform(-40, 40)), 0, 360,
                     (skin * rng.uniform(0.9, 1.1)).tolist(), -1, cv2.LINE_AA)
+    if rng.random() < 0.5:  # a thumb across the middle, over the big central symbol
+        cx, cy = quad.mean(0)
+        cv2.ellipse(photo, (int(cx + rng.uniform(-0.6, 0.6) * hw),
+                            int(cy + rng.uniform(-0.3, 0.4) * hh)),
+                    (int(rng.uniform(0.35, 0.7) * hw), int(rng.uniform(0.12, 0.25) * hh)),
+                    float(rng.uniform(-30, 30)), 0, 360,
+                    (skin * rng.uniform(0.9, 1.1)).tolist(), -1, cv2.LINE_AA)
+    if rng.random() < 0.5:  # a washed-out webcam: low contrast, lifted blacks
+        haze = rng.uniform(0.1, 0.45)
+        photo = photo * (1 - haze) + rng.uniform(190, 255) * haze
     photo = photo * rng.uniform(0.8, 1.1, 3)  # the webcam's colour cast
     photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.5, 2.0)))
     photo += rng.normal(0, rng.uniform(2, 8), photo.shape)
