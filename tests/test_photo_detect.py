@@ -183,10 +183,9 @@ def _held_out(n: int) -> list[Path]:
 @needs_models
 @needs_photos
 def test_held_out_photos_are_read() -> None:
-    """Held-out scenes (never trained on), the first 40 photos: a regression guard at about
-    half the level measured with the shipped models (13/96 corners found, few false cards) —
-    far below the issue's target; the full figure is `cardtable eval ... --split test`
-    (models/README.md)."""
+    """Held-out scenes (never trained on), the first 40 photos: a regression guard well below
+    what the shipped models measure on the whole held-out split (`cardtable eval ... --split
+    test`, models/README.md) — itself far below the issue's target."""
     reader = PhotoReader.load()
     names = read_names(PHOTOS / "data.yaml")
     found = total = false = dets_n = 0

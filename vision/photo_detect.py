@@ -1,18 +1,22 @@
-"""Standard cards in photos without the mat: corner indices found, read, paired into cards.
+"""Standard cards in photos without the mat: whole card outlines read at their index corners,
+then corner indices found, read and paired into cards where no outline was found.
 
-WHY corners: in a phone or webcam photo of standard cards there is no mat to rectify by, cards
-overlap, are held in a hand, cut off by the frame or lie at any angle; what every visible card
-still shows is its printed corner index (rank over suit; the word "Joker" on a joker), usually
-twice, at diagonal corners. So a small detector (:data:`DET_CLASSES`: an index, or a whole
-face-down card) finds those, a corner classifier reads each one (:data:`CORNER_CLASSES`, with a
-``none`` class for whatever the detector mistook for an index), and indices of the same code close
-enough to belong to one card become one detection whose quad spans them both. A face-down card is
-its own detection (``BACK``). The networks (detector, rank and suit readers) are trained by
+WHY two sources: in a phone or webcam photo of standard cards there is no mat to rectify by;
+cards lie at any angle, overlap, are held in a hand or cut off by the frame. Where a card's
+whole outline is visible (:mod:`vision.photo_cards`), it fixes where the printed index must be
+(top-left, and bottom-right turned 180°, on every standard card), so both indices are cut out
+at a known place and size and read together (:func:`read_quad`), and the outline itself is the
+card's quad: it holds both indices however small they are. Where no outline is found (a card
+cut off by the frame, one lying on another), a small detector (:data:`DET_CLASSES`: an index,
+or a whole face-down card) finds the indices, the same corner classifier reads each one
+(:data:`CORNER_CLASSES`, with a ``none`` class for whatever is no index), and indices of one code
+close enough to belong to one card become one detection. A face-down card is the detector's
+(``BACK``). The networks (detector, rank and suit readers) are trained by
 :mod:`vision.train.corners` (``cardtable train --corners``) and run on onnxruntime only.
 
-What the quad means here: the oriented rectangle around the card's visible indices (for a card
-with both indices in view, nearly the whole card); a card showing one index gets a quad around
-that index only. Box and quad are in pixels of the original image.
+What the quad means here: a card's outline when it was found whole; otherwise the oriented
+rectangle around its visible indices (a card showing one index gets a quad around that index).
+Box and quad are in pixels of the original image.
 """
 
 from __future__ import annotations
@@ -39,6 +43,17 @@ CORNER_SIZE = 48
 """Side of the square corner crop (the classifier's input is resized from it)."""
 CORNER_MARGIN = 1.25
 """The crop is this many times the index box's longer side: a little of the card around it."""
+NEUTRAL = 1.0 / 53
+"""What a corner read as ``none`` says about each code: nothing (a uniform share)."""
+OUTLINE_GROW = 1.15
+"""A card's quad is its outline grown by this factor about its centre: an outline found may be a
+court card's inner frame, whose indices lie just outside it (on the training split this
+halved the false cards and found a few more)."""
+WHOLE_WEIGHT = 0.5
+"""Exponent of the whole-card classifier's probabilities in the product with the corners'
+(it was trained on renders of other printings, so it is a weaker witness than the corners)."""
+MIN_INDEX = 0.8
+"""Least index content of an outline's two corners (2 − P₁(none) − P₂(none)) to be a card."""
 PAIR_REACH = 9.0
 """Two indices of one code pair into one card when their centres are at most this many index
 sizes apart (a card is about 5-8 index heights long along its diagonal)."""
@@ -46,6 +61,10 @@ sizes apart (a card is about 5-8 index heights long along its diagonal)."""
 
 class PhotoModelError(ValueError):
     """A corner model that cannot be loaded (the message says how to build one)."""
+
+
+class PhotoImageError(ValueError):
+    """An image the photo reader cannot read (not a BGR picture, or too small)."""
 
 
 def corner_crop(image: np.ndarray, box: Sequence[float]) -> np.ndarray:
@@ -124,6 +143,7 @@ class CornerClassifier:
     classes: tuple[str, ...]
     size: int
     meta: dict[str, Any]
+    turns: int = 4
 
     @classmethod
     def load(cls, path: str | Path | None = None, threads: int = 1) -> CornerClassifier:
@@ -139,26 +159,28 @@ class CornerClassifier:
                        tuple(f["classes"]), float(f.get("temperature", 1.0)))
                 for f in meta["factors"])
             classes, size = tuple(meta["classes"]), int(meta["input_size"])
+            turns = int(meta.get("turns", 4))
         except PhotoModelError:
             raise
         except (KeyError, TypeError, ValueError) as exc:
             raise PhotoModelError(f"{path}: not a corner classifier description ({exc}); "
                                   "rebuild with `cardtable train --corners`") from exc
-        return cls(factors, classes, size, meta)
+        return cls(factors, classes, size, meta, turns)
 
     def factor_probs(self, factor: Factor, crops: Sequence[np.ndarray]) -> np.ndarray:
-        """(N, len(factor.classes)) probabilities of one factor. Each crop is read at all four
-        quarter turns and the log-probabilities averaged: the network was trained on every
-        orientation, a card lies at any angle, and the average is steadier than one reading."""
+        """(N, len(factor.classes)) probabilities of one factor. Each crop is read at
+        ``turns`` quarter turns (the JSON's ``turns``: 4 for networks trained on every
+        orientation, 1 for networks trained on crops as they are cut) and the log-probabilities
+        averaged."""
         batch = []
         for crop in crops:
             big = cv2.resize(crop, (self.size, self.size), interpolation=cv2.INTER_LINEAR)
-            batch.extend(np.rot90(big, k) for k in range(4))
+            batch.extend(np.rot90(big, k) for k in range(self.turns))
         x = np.stack([cv2.cvtColor(np.ascontiguousarray(b), cv2.COLOR_BGR2RGB) for b in batch])
         x = np.ascontiguousarray(x.astype(np.float32).transpose(0, 3, 1, 2) / 255)
         s = factor.session
         p = np.asarray(s.run(None, {s.get_inputs()[0].name: x})[0], np.float64)
-        logp = np.log(np.maximum(p, 1e-12)).reshape(len(crops), 4, -1).mean(1)
+        logp = np.log(np.maximum(p, 1e-12)).reshape(len(crops), self.turns, -1).mean(1)
         logp = logp / factor.temperature
         logp -= logp.max(1, keepdims=True)
         probs = np.exp(logp)
@@ -182,8 +204,11 @@ class CornerClassifier:
 
 @dataclass
 class PhotoReader:
-    """Images in, card detections out: detector + corner classifier + pairing.
+    """Images in, card detections out: card outlines read at their index corners (with the
+    whole-card classifier ``cards_model`` as a second witness when there is one), then the
+    detector's indices read and paired where no outline was accepted.
 
+    ``min_card_confidence`` is the least probability of a card outline's code,
     ``min_score`` is the detector's threshold for an index, ``back_score`` for a face-down card,
     ``min_confidence`` the least classifier probability of an index's code (below it the index
     is dropped as unreadable). The defaults were chosen on the *training* split's photos
@@ -196,13 +221,18 @@ class PhotoReader:
     min_score: float = 0.2
     min_confidence: float = 0.7
     back_score: float = 0.5
+    min_card_confidence: float = 0.95
+    cards_model: Any = None
 
     @classmethod
     def load(cls, detector: str | Path | None = None, classifier: str | Path | None = None,
              threads: int = 1) -> PhotoReader:
+        from vision.classifier import DEFAULT_MODEL, CardClassifier
+
         det = _session(Path(detector or DEFAULT_DETECTOR), threads)
         clf = CornerClassifier.load(classifier, threads)
-        return cls(det, clf, int(det.get_inputs()[0].shape[2]))
+        cards = CardClassifier.load(DEFAULT_MODEL, threads) if DEFAULT_MODEL.is_file() else None
+        return cls(det, clf, int(det.get_inputs()[0].shape[2]), cards_model=cards)
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -257,8 +287,73 @@ class PhotoReader:
     # -------------------------------------------------------------------- stage 3: cards
 
     def detect(self, image: np.ndarray) -> list[Any]:
-        """Every card in ``image`` as :class:`vision.recognise.Detection`, by confidence."""
-        return self.cards(self.read_corners(image, self.find(image)))
+        """Every card in ``image`` as :class:`vision.recognise.Detection`, by confidence: the
+        card outlines that read as a card (:meth:`read_outlines`), then the cards of the
+        detector's indices that lie in none of them (a card cut off by the frame, one on top
+        of another)."""
+        if image is None or getattr(image, "ndim", 0) != 3 or image.shape[2] != 3 \
+                or min(image.shape[:2]) < 16:
+            raise PhotoImageError("expected a BGR image (H, W, 3) of at least 16x16 pixels, "
+                                  f"got {getattr(image, 'shape', type(image).__name__)}")
+        whole = self.read_outlines(image)
+        rest = [c for c in self.read_corners(image, self.find(image))
+                if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
+        out = whole + self.cards(rest)
+        out.sort(key=lambda d: -d.confidence)
+        return out
+
+    def read_outlines(self, image: np.ndarray) -> list[Any]:
+        """Cards found as whole outlines (:mod:`vision.photo_cards`) and read at both index
+        corners (:func:`read_quad`), times the whole-card classifier's reading of the rectified
+        face (:meth:`whole_card`, weight :data:`WHOLE_WEIGHT`); an outline that does not read as
+        a card is dropped, and of two readings of one card (an outline inside another) the more
+        confident stays."""
+        from vision.photo_cards import card_quads, cut, index_squares
+        from vision.recognise import Detection
+
+        quads = [q.quad for q in card_quads(image)]
+        crops = [cut(image, sq, CORNER_SIZE) for q in quads for sq in index_squares(q)]
+        probs = self.classifier.classify(crops)
+        whole = self.whole_card(image, quads)
+        found = []
+        for i, quad in enumerate(quads):
+            code, conf, dist = read_quad(probs[4 * i:4 * i + 4], self.classes)
+            if code is None:
+                continue
+            if whole is not None:
+                dist = dist * np.power(whole[i], WHOLE_WEIGHT)
+                dist = (dist / max(float(dist.sum()), 1e-12)).astype(np.float32)
+                k = int(np.argmax(dist))
+                code, conf = self.classes[k], float(dist[k])
+            if conf >= self.min_card_confidence:
+                grown = (quad - quad.mean(0)) * OUTLINE_GROW + quad.mean(0)
+                found.append(Detection(code, conf, _order(grown), probs=dist))
+        found.sort(key=lambda d: -d.confidence)
+        kept: list[Any] = []
+        for d in found:
+            if not any(_overlaps(d.quad, k.quad) for k in kept):
+                kept.append(d)
+        return kept
+
+    def whole_card(self, image: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray | None:
+        """(N, len(classes)) probabilities of the whole-card classifier over the standard codes
+        (``none`` 0), each outline rectified portrait and read both ways up; None without one."""
+        if self.cards_model is None or not len(quads):
+            return None
+        from vision.photo_cards import portrait
+
+        size = (160, 224)
+        frame = np.float32([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
+        crops = [cv2.warpPerspective(image, cv2.getPerspectiveTransform(portrait(q), frame),
+                                     size) for q in quads]
+        p = self.cards_model.predict(crops, both_ways=True)
+        index = {c: k for k, c in enumerate(self.cards_model.classes)}
+        out = np.zeros((len(quads), len(self.classes)), np.float64)
+        for j, code in enumerate(self.classes):
+            if code != NONE and code in index:
+                out[:, j] = p[:, index[code]]
+        return out / np.maximum(out.sum(1, keepdims=True), 1e-12)
+
 
     def cards(self, corners: Sequence[Corner]) -> list[Any]:
         """Read corners → cards: face-down cards as they are, indices above the thresholds
@@ -314,6 +409,47 @@ def _pair(readable: list[tuple[Corner, str, float]]) -> list[list[tuple[Corner, 
         groups.append([readable[i], readable[j]])
     groups.extend([r] for i, r in enumerate(readable) if i not in used)
     return groups
+
+
+def read_quad(probs: np.ndarray, classes: Sequence[str]
+              ) -> tuple[str | None, float, np.ndarray]:
+    """The code of a card outline from its four index crops' probabilities (rows in the order
+    of :func:`vision.photo_cards.index_squares`): (code or None, confidence, distribution).
+
+    Product of experts: the two indices of one card agree, so P(code) ∝ P₁(code)·P₂(code),
+    where a corner read as ``none`` (a finger on it, glare) is a neutral witness rather than a
+    veto (:data:`NEUTRAL`). Of the two quarter turns the one whose corners hold more index
+    (less ``none``) is the card's; an outline with no index in either of its corners is no
+    card (None)."""
+    none = list(classes).index(NONE)
+    codes = np.array([k for k in range(len(classes)) if k != none])
+    best: tuple[float, np.ndarray] | None = None
+    for h in (0, 1):
+        a, b = probs[2 * h], probs[2 * h + 1]
+        index = 2 - a[none] - b[none]  # how much index the two corners hold
+        ea = a[codes] + a[none] * NEUTRAL
+        eb = b[codes] + b[none] * NEUTRAL
+        joint = ea * eb
+        if best is None or index > best[0]:
+            best = (float(index), joint / max(float(joint.sum()), 1e-12))
+    assert best is not None
+    index, post = best
+    dist = np.zeros(len(classes), np.float32)
+    dist[codes] = post
+    if index < MIN_INDEX:
+        return None, 0.0, dist
+    k = int(post.argmax())
+    return classes[int(codes[k])], float(post[k]), dist
+
+
+def _contains(quad: np.ndarray, point: np.ndarray) -> bool:
+    return cv2.pointPolygonTest(np.asarray(quad, np.float32).reshape(-1, 1, 2),
+                                (float(point[0]), float(point[1])), False) >= 0
+
+
+def _overlaps(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two outlines of one card: either one's centre lies inside the other."""
+    return _contains(a, b.mean(0)) or _contains(b, a.mean(0))
 
 
 def _centre(box: np.ndarray) -> np.ndarray:

@@ -36,8 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--photos", type=Path, default=None,
                    help="--corners: the CC BY photo set (default ../shared/datasets/"
                         "playing-cards-photos-cc-by beside the repository)")
-    p.add_argument("--part", choices=["all", "card", "strip"], default="all",
-                   help="rebuild only the whole-card or only the corner-strip classifier")
+    p.add_argument("--part", choices=["all", "card", "strip", "detector", "reader"],
+                   default="all",
+                   help="rebuild only the whole-card or only the corner-strip classifier; with "
+                        "--corners: only the corner detector or only the rank/suit reader")
     p.set_defaults(handler=run)
 
 
@@ -56,16 +58,21 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or (args.runs / "quick" if args.quick else Path("models"))
     out.mkdir(parents=True, exist_ok=True)
     args.runs.mkdir(parents=True, exist_ok=True)
+    if args.part in ("detector", "reader") and not args.corners:
+        raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
     if args.corners:
         from vision.train.corners import DEFAULT_PHOTOS, train_corners
 
         corner_meta = train_corners(
             out, (args.runs / "corners").resolve(), args.photos or DEFAULT_PHOTOS,
             quick=args.quick, epochs=args.epochs, workers=args.workers,
-            log=lambda m: print(f"cardtable train: {m}", file=sys.stderr))
-        print(f"corner classifier: validation top-1 {corner_meta['val_top1']} on "
-              f"{corner_meta['val_crops']} real crops, temperatures "
-              + ", ".join(f"{f['part']} {f['temperature']}" for f in corner_meta["factors"]))
+            log=lambda m: print(f"cardtable train: {m}", file=sys.stderr),
+            part=args.part if args.part in ("detector", "reader") else "all")
+        if "val_top1" in corner_meta:
+            print(f"corner classifier: validation top-1 {corner_meta['val_top1']} on "
+                  f"{corner_meta['val_crops']} real crops, temperatures "
+                  + ", ".join(f"{f['part']} {f['temperature']}"
+                              for f in corner_meta["factors"]))
         return 0
     if args.part in ("all", "card"):
         meta = train_classifier(

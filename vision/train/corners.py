@@ -26,17 +26,21 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
+from vision.photo_cards import card_quads, cut, index_squares
 from vision.photo_detect import (
     CORNER_CLASSES,
     CORNER_SIZE,
     DET_CLASSES,
     NONE,
     corner_crop,
+    part_of,
 )
 from vision.photo_split import group_of, split_of
 
@@ -152,26 +156,6 @@ def quantise(path: Path, out: Path) -> None:
 # ----------------------------------------------------------------------------- classifier
 
 
-def _augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Turns, light, colour cast, blur, down-scaling and noise of one corner crop."""
-    img = np.rot90(crop, int(rng.integers(4))).copy()
-    s = CORNER_SIZE
-    M = cv2.getRotationMatrix2D((s / 2, s / 2), float(rng.uniform(-20, 20)), 1.0)
-    img = cv2.warpAffine(img, M, (s, s), borderMode=cv2.BORDER_REPLICATE)
-    img = img.astype(np.float32) * rng.uniform(0.55, 1.3) * rng.uniform(0.85, 1.15, 3) \
-        + rng.uniform(-30, 30)
-    img = np.clip(img, 0, 255).astype(np.uint8)
-    if rng.random() < 0.5:  # a small corner seen at the camera's resolution
-        low = int(rng.integers(12, s))
-        img = cv2.resize(cv2.resize(img, (low, low), interpolation=cv2.INTER_AREA), (s, s))
-    if rng.random() < 0.3:
-        img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.4, 1.2)))
-    if rng.random() < 0.3:
-        noise = rng.normal(0, rng.uniform(3, 12), img.shape)
-        img = np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
-    return img
-
-
 def _jitter(box: tuple[float, float, float, float], rng: np.random.Generator
             ) -> tuple[float, float, float, float]:
     """A box as an imperfect detector might return it: shifted and scaled a little."""
@@ -210,113 +194,232 @@ def _free_box(labels: list[tuple[float, float, float, float]], w: int, h: int,
     return None
 
 
-def build_classifier_data(root: Path, out: Path, per_label: int, per_scan: int,
-                          negatives_per_image: int, seed: int = 0) -> dict[str, int]:
-    """Image folders ``out/{train,val}/<class>/`` of corner crops; returns counts per split."""
+def _quad_crops(image: np.ndarray, boxes: list[tuple[str, tuple[float, float, float, float]]],
+                quad: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """The four index crops of a card outline (:func:`vision.photo_cards.index_squares`), each
+    labelled with the code of the labelled index whose centre it holds, else ``none``: exactly
+    what the reader cuts at run time, so the network learns the crops it will be shown."""
+    out = []
+    for square in index_squares(quad):
+        inside = [(float(np.hypot(*(square.mean(0) - ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)))),
+                   code) for code, b in boxes
+                  if cv2.pointPolygonTest(square.reshape(-1, 1, 2),
+                                          ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), False) >= 0]
+        code = min(inside)[1] if inside else NONE
+        out.append((code, cut(image, square, CORNER_SIZE)))
+    return out
+
+
+QUAD_NONE_KEPT = 0.1
+"""Share of the outline crops that hold no index which are kept for training: most outlines
+and half the corners of every card are empty, and all of them would drown the indices."""
+
+
+@dataclass
+class CropSet:
+    """Corner crops (N, S, S, 3) BGR uint8 with their codes, for one split."""
+
+    crops: list[np.ndarray] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+
+    def add(self, code: str, crop: np.ndarray) -> None:
+        self.crops.append(crop)
+        self.codes.append(code)
+
+
+def build_crops(root: Path, per_label: int, per_quad: int, per_scan: int, negatives: int,
+                seed: int = 0, log: Log = print) -> dict[str, CropSet]:
+    """Crops of the training split (``train``) and of its validation groups (``val``, cut once,
+    unjittered): labelled indices cut as the detector's boxes would be (``per_label`` jittered
+    copies), the four index crops of every card outline the finder sees
+    (:mod:`vision.photo_cards`, ``per_quad`` copies with the outline's corners jittered), crops
+    of empty table (``none``) and ``per_scan`` index crops of each MIT scan."""
     names = _names(root)
     rng = np.random.default_rng(seed)
-    if out.exists():
-        shutil.rmtree(out)
-    for sub in ("train", "val"):
-        for c in CORNER_CLASSES:
-            (out / sub / c).mkdir(parents=True)
-    counts = {"train": 0, "val": 0}
-
-    def save(sub: str, code: str, img: np.ndarray) -> None:
-        cv2.imwrite(str(out / sub / code / f"{counts[sub]:06d}.png"), img)
-        counts[sub] += 1
-
-    for image_path in train_images(root):
+    sets = {"train": CropSet(), "val": CropSet()}
+    for n, image_path in enumerate(train_images(root)):
         image = cv2.imread(str(image_path))
         if image is None:
             continue
         H, W = image.shape[:2]
-        sub = "val" if _is_val(image_path.name) else "train"
+        val = _is_val(image_path.name)
+        out = sets["val" if val else "train"]
         boxes = []
         for k, cx, cy, bw, bh in _labels(root, image_path):
             box = ((cx - bw / 2) * W, (cy - bh / 2) * H, (cx + bw / 2) * W, (cy + bh / 2) * H)
-            boxes.append(box)
-            code = names[k]
-            if code == "BACK":
+            if names[k] == "BACK":
                 continue
-            if sub == "val":
-                save(sub, code, corner_crop(image, box))
-                continue
-            reps = per_label * (3 if code == "JK" else 1)  # one real deck's jokers only
-            for _ in range(reps):
-                save(sub, code, _augment(corner_crop(image, _jitter(box, rng)), rng))
-        for _ in range(negatives_per_image):
-            free = _free_box(boxes, W, H, rng)
+            boxes.append((names[k], box))
+            for _ in range(1 if val else per_label * (3 if names[k] == "JK" else 1)):
+                out.add(names[k], corner_crop(image, box if val else _jitter(box, rng)))
+        for found in card_quads(image):
+            for _ in range(1 if val else per_quad):
+                quad = found.quad
+                if not val:
+                    size = float(np.sqrt(max(found.area, 1.0)))
+                    quad = quad + rng.normal(0, 0.02 * size, quad.shape).astype(np.float32)
+                for code, crop in _quad_crops(image, boxes, quad):
+                    if code != NONE or val or rng.random() < QUAD_NONE_KEPT:
+                        out.add(code, crop)
+        for _ in range(negatives):
+            free = _free_box([b for _, b in boxes], W, H, rng)
             if free is not None:
-                crop = corner_crop(image, free)
-                save(sub, NONE, crop if sub == "val" else _augment(crop, rng))
+                out.add(NONE, corner_crop(image, free))
+        if (n + 1) % 100 == 0:
+            log(f"corner crops: {n + 1} photos, {len(sets['train'].codes)} training crops")
     for scan in sorted(SCANS.glob("*.png")):
         face = cv2.imread(str(scan))
-        if face is None or scan.stem not in CORNER_CLASSES:
-            continue
-        for _ in range(per_scan):
-            save("train", scan.stem, _augment(_scan_corner(face, rng), rng))
-    return counts
+        if face is not None and scan.stem in CORNER_CLASSES:
+            for _ in range(per_scan):
+                sets["train"].add(scan.stem, _scan_corner(face, rng))
+    return sets
 
 
 FACTORS = ("rank", "suit")
 
 
-def factor_folders(data: Path, out: Path) -> dict[str, Path]:
-    """Image folders per factor (:func:`vision.photo_detect.part_of`), linked to the crops of
-    ``data`` (``train``/``val``/<code>/): ``out/rank/...``, ``out/suit/...``."""
-    from vision.photo_detect import part_of
-
-    folders = {}
-    for part in FACTORS:
-        root = out / part
-        if root.exists():
-            shutil.rmtree(root)
-        for f in sorted(data.glob("*/*/*.png")):
-            label = part_of(f.parent.name, part)
-            if label is None:
-                continue
-            dst = root / f.parent.parent.name / label
-            dst.mkdir(parents=True, exist_ok=True)
-            os.symlink(f.resolve(), dst / f"{f.parent.name}_{f.name}")
-        folders[part] = root
-    return folders
+def factor_classes(part: str) -> list[str]:
+    """The labels one factor network reads (:func:`vision.photo_detect.part_of`), sorted."""
+    return sorted({lab for c in CORNER_CLASSES if (lab := part_of(c, part)) is not None})
 
 
-def train_factor(data: Path, runs: Path, part: str, imgsz: int, epochs: int, workers: int
-                 ) -> Path:
-    """YOLOv8n-cls from its YAML on one factor's folders; returns the last weights."""
-    from vision.train.classifier import train_yolo
+def _network(n_rank: int, n_suit: int) -> Any:
+    """A small convolutional trunk with a rank head and a suit head (torch).
 
-    train_yolo(data, runs, imgsz, epochs, 128, workers, name=f"corner_{part}")
-    return runs / f"corner_{part}" / "weights" / "last.pt"
+    WHY this and not yolov8n-cls: on the shared 2-core CPU the ultralytics classifier got 8
+    epochs in 25 minutes and read barely half of its own training crops; this trunk (about
+    0.1 M weights, 32-px input) trains 20 epochs on both factors at once in a few minutes."""
+    import torch
+    from torch import nn
+
+    def block(a: int, b: int) -> list[Any]:
+        return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.trunk = nn.Sequential(
+                *block(3, 16), nn.MaxPool2d(2),
+                *block(16, 32), *block(32, 32), nn.MaxPool2d(2),
+                *block(32, 64), *block(64, 64), nn.MaxPool2d(2),
+                *block(64, 128), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
+            self.rank = nn.Linear(128, n_rank)
+            self.suit = nn.Linear(128, n_suit)
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            f = self.trunk(x)
+            return self.rank(f), self.suit(f)
+
+    return Net()
 
 
-def export_factor(weights: Path, out: Path, part: str, imgsz: int) -> dict:
-    """ONNX of one factor network (softmax output); its entry of the classifier JSON."""
-    from ultralytics import YOLO
+def _tensor(crops: list[np.ndarray], size: int) -> Any:
+    """Crops → (N, 3, size, size) float RGB in [0, 1], resized as the run time does."""
+    import torch
 
-    yolo = YOLO(str(weights))
-    classes = [yolo.model.names[i] for i in range(len(yolo.model.names))]
-    path = yolo.export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=True,
-                       device="cpu")
-    quantise(Path(path), out)
-    return {"model": out.name, "part": part, "classes": classes, "temperature": 1.0}
+    x = np.stack([cv2.cvtColor(cv2.resize(c, (size, size), interpolation=cv2.INTER_LINEAR),
+                               cv2.COLOR_BGR2RGB) for c in crops])
+    return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))).float() / 255
 
 
-def calibrate_classifier(meta_path: Path, val: Path) -> dict:
+def _augment_batch(x: Any, gen: Any) -> Any:
+    """Exposure, colour cast, contrast, down-scaling and noise, per crop. No turns: the
+    outline crops are cut upright and the detector's crops lie as the cards lie in the photos,
+    so the networks learn the crops as the reader cuts them (``turns`` 1 in the JSON)."""
+    import torch
+    import torch.nn.functional as F
+
+    n, _, s, _ = x.shape
+    gain = torch.empty(n, 1, 1, 1).uniform_(0.55, 1.35, generator=gen)
+    cast = torch.empty(n, 3, 1, 1).uniform_(0.85, 1.15, generator=gen)
+    shift = torch.empty(n, 1, 1, 1).uniform_(-0.12, 0.12, generator=gen)
+    mean = x.mean((1, 2, 3), keepdim=True)
+    contrast = torch.empty(n, 1, 1, 1).uniform_(0.6, 1.3, generator=gen)
+    x = ((x - mean) * contrast + mean) * gain * cast + shift
+    low = int(torch.randint(s // 3, s + 1, (1,), generator=gen))
+    if low < s:
+        x = F.interpolate(F.interpolate(x, size=(low, low), mode="area"), size=(s, s),
+                          mode="bilinear", align_corners=False)
+    x = x + torch.randn(x.shape, generator=gen) * float(torch.rand(1, generator=gen)) * 0.05
+    return x.clamp(0, 1)
+
+
+def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int,
+                 log: Log = print) -> list[dict]:
+    """Train the rank and suit heads together; export each as its own ONNX (softmax output,
+    8-bit weights) into ``out_dir``; returns their entries of the classifier JSON."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(0)
+    ranks, suits = factor_classes("rank"), factor_classes("suit")
+    train = sets["train"]
+    x = _tensor(train.crops, size)
+    yr = torch.tensor([ranks.index(part_of(c, "rank")) for c in train.codes])
+    ys = torch.tensor([suits.index(s) if (s := part_of(c, "suit")) else -100
+                       for c in train.codes])
+    net = _network(len(ranks), len(suits))
+    batch = 128
+    steps = epochs * ((len(x) + batch - 1) // batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    t0 = time.time()
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(x), generator=gen)
+        total = 0.0
+        for i in range(0, len(x), batch):
+            idx = order[i:i + batch]
+            r, s = net(_augment_batch(x[idx], gen))
+            loss = F.cross_entropy(r, yr[idx]) + F.cross_entropy(s, ys[idx], ignore_index=-100)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        log(f"corner reader epoch {epoch + 1}/{epochs}: loss {total / len(x):.3f} "
+            f"({time.time() - t0:.0f} s)")
+    net.eval()
+    entries = []
+    for part, classes, head in (("rank", ranks, 0), ("suit", suits, 1)):
+        path = out_dir / f"corner_{part}.onnx"
+        _export_head(net, head, size, path)
+        entries.append({"model": path.name, "part": part, "classes": classes,
+                        "temperature": 1.0})
+    return entries
+
+
+def _export_head(net: Any, head: int, size: int, out: Path) -> None:
+    """One head of the trunk as ONNX: (N, 3, size, size) RGB in [0, 1] → softmax."""
+    import torch
+
+    class Head(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = net
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.softmax(self.net(x)[head], 1)
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".f32.onnx")
+    torch.onnx.export(Head().eval(), torch.zeros(1, 3, size, size), str(tmp), opset_version=17,
+                      input_names=["images"], output_names=["probs"],
+                      dynamic_axes={"images": {0: "n"}, "probs": {0: "n"}}, dynamo=False)
+    quantise(tmp, out)
+    tmp.unlink()
+
+
+def calibrate_classifier(meta_path: Path, val: CropSet) -> dict:
     """Fit each factor's softmax temperature on the real crops of the validation groups (of the
     training split; never trained on) and measure the combined top-1 there; rewrites the JSON."""
-    from vision.photo_detect import CornerClassifier, part_of
+    from vision.photo_detect import CornerClassifier
     from vision.strip_classifier import fit_temperature
 
     meta = json.loads(meta_path.read_text())
     clf = CornerClassifier.load(meta_path)
-    crops, codes = [], []
-    for folder in sorted(p for p in val.iterdir() if p.is_dir()):
-        for f in sorted(folder.glob("*.png")):
-            crops.append(cv2.imread(str(f)))
-            codes.append(folder.name)
+    crops, codes = val.crops, val.codes
     for entry, factor in zip(meta["factors"], clf.factors, strict=True):
         keep = [i for i, c in enumerate(codes) if part_of(c, factor.part) is not None]
         p = clf.factor_probs(factor, [crops[i] for i in keep])
@@ -326,49 +429,59 @@ def calibrate_classifier(meta_path: Path, val: Path) -> dict:
     clf = CornerClassifier.load(meta_path)
     y = np.array([clf.classes.index(c) for c in codes])
     probs = np.concatenate([clf.classify(crops[i:i + 256]) for i in range(0, len(crops), 256)])
+    hit = probs.argmax(1) == y
+    cards = y != clf.classes.index(NONE)
     meta["val_crops"] = len(y)
-    meta["val_top1"] = round(float((probs.argmax(1) == y).mean()), 4)
+    meta["val_top1"] = round(float(hit.mean()), 4)
+    meta["val_top1_indices"] = round(float(hit[cards].mean()), 4)
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 
 
-FULL = {"det_imgsz": 416, "det_epochs": 60, "det_hours": 1.2, "cls_epochs": 8,
-        "per_label": 8, "per_scan": 40, "negatives": 4}
+FULL = {"det_imgsz": 416, "det_epochs": 60, "det_hours": 1.2, "cls_epochs": 20,
+        "per_label": 3, "per_quad": 3, "per_scan": 10, "negatives": 1}
 QUICK = {"det_imgsz": 128, "det_epochs": 1, "det_hours": None, "cls_epochs": 1,
-         "per_label": 1, "per_scan": 1, "negatives": 1}
+         "per_label": 1, "per_quad": 1, "per_scan": 1, "negatives": 1}
+READER_SIZE = 32
+"""Input side of the rank and suit networks (the 48-px crops are resized to it)."""
+PARTS = ("all", "detector", "reader")
 
 
 def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quick: bool = False,
-                  epochs: int | None = None, workers: int = 2, log: Log = print) -> dict:
+                  epochs: int | None = None, workers: int = 2, log: Log = print,
+                  part: str = "all") -> dict:
     """The whole recipe: data from the training split, both trainings, ONNX + JSON in
-    ``out_dir`` (``corner_detector.onnx``, ``corner_classifier.{onnx,json}``). ``epochs``
-    replaces the detector's time cap by that many epochs (for a machine with a GPU)."""
+    ``out_dir`` (``corner_detector.onnx``, ``corner_{rank,suit}.onnx``,
+    ``corner_classifier.json``). ``epochs`` replaces the detector's time cap by that many epochs
+    (for a machine with a GPU). ``part`` rebuilds only the ``detector`` or only the ``reader``
+    (rank and suit networks)."""
+    if part not in PARTS:
+        raise ValueError(f"unknown part {part!r}: use one of {', '.join(PARTS)}")
     if not (photos / "data.yaml").is_file():
         raise OSError(f"{photos}: no data.yaml; the CC BY photos are needed to train the corner "
                       "models (give their folder with --photos)")
     r = QUICK if quick else FULL
     t0 = time.time()
-    yaml = build_detector_data(photos, runs / "corner_det_data")
-    counts = build_classifier_data(photos, runs / "corner_cls_data", int(r["per_label"]),
-                                   int(r["per_scan"]), int(r["negatives"]))
-    log(f"corner data: {counts['train']} training crops, {counts['val']} validation crops "
-        f"({time.time() - t0:.0f} s)")
-    t1 = time.time()
-    det = train_detector(yaml, runs, int(r["det_imgsz"]), epochs or int(r["det_epochs"]),
-                         None if epochs else r["det_hours"], workers)
-    export_detector(det, out_dir / "corner_detector.onnx", int(r["det_imgsz"]))
-    log(f"corner detector trained and exported in {time.time() - t1:.0f} s")
-    t2 = time.time()
-    cls_imgsz = 64  # ultralytics rounds classifier inputs up to a multiple of 32
-    factors = []
-    for part, data in factor_folders(runs / "corner_cls_data", runs / "corner_factors").items():
-        weights = train_factor(data, runs, part, cls_imgsz, int(r["cls_epochs"]), workers)
-        factors.append(export_factor(weights, out_dir / f"corner_{part}.onnx", part, cls_imgsz))
+    if part in ("all", "detector"):
+        yaml = build_detector_data(photos, runs / "corner_det_data")
+        det = train_detector(yaml, runs, int(r["det_imgsz"]), epochs or int(r["det_epochs"]),
+                             None if epochs else r["det_hours"], workers)
+        export_detector(det, out_dir / "corner_detector.onnx", int(r["det_imgsz"]))
+        log(f"corner detector trained and exported in {time.time() - t0:.0f} s")
     meta_path = out_dir / "corner_classifier.json"
-    meta_path.write_text(json.dumps({"classes": list(CORNER_CLASSES), "input_size": cls_imgsz,
-                                     "crop_size": CORNER_SIZE, "factors": factors}, indent=1))
-    meta = calibrate_classifier(meta_path, runs / "corner_cls_data" / "val")
-    log(f"corner classifier trained and exported in {time.time() - t2:.0f} s: validation "
-        f"top-1 {meta['val_top1']} on {meta['val_crops']} real crops; total "
-        f"{time.time() - t0:.0f} s")
+    if part == "detector":
+        return json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    t1 = time.time()
+    sets = build_crops(photos, int(r["per_label"]), int(r["per_quad"]), int(r["per_scan"]),
+                       int(r["negatives"]), log=log)
+    log(f"corner crops: {len(sets['train'].codes)} training, {len(sets['val'].codes)} "
+        f"validation ({time.time() - t1:.0f} s)")
+    factors = train_reader(sets, out_dir, READER_SIZE, int(r["cls_epochs"]), log)
+    meta_path.write_text(json.dumps({"classes": list(CORNER_CLASSES), "input_size": READER_SIZE,
+                                     "crop_size": CORNER_SIZE, "turns": 1, "factors": factors},
+                                    indent=1))
+    meta = calibrate_classifier(meta_path, sets["val"])
+    log(f"corner reader trained and exported in {time.time() - t1:.0f} s: validation top-1 "
+        f"{meta['val_top1']} on {meta['val_crops']} real crops ({meta['val_top1_indices']} of "
+        f"the indices); total {time.time() - t0:.0f} s")
     return meta

@@ -1,0 +1,189 @@
+"""Card outlines in photos without the mat (vision/photo_cards.py) and how an outline is read
+from its two index corners (vision/photo_detect.read_quad)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.photo_cards import (
+    CARD_H,
+    CARD_W,
+    INDEX_CENTRE,
+    card_quads,
+    cut,
+    index_squares,
+    portrait,
+)
+from vision.photo_detect import (
+    CORNER_CLASSES,
+    DEFAULT_CLASSIFIER,
+    DEFAULT_DETECTOR,
+    NONE,
+    PhotoImageError,
+    PhotoReader,
+    read_quad,
+)
+
+needs_models = pytest.mark.skipif(
+    not (DEFAULT_DETECTOR.is_file() and DEFAULT_CLASSIFIER.is_file()),
+    reason="no corner models in models/ (cardtable train --corners)")
+
+
+def _card(centre: tuple[float, float], size: tuple[float, float], angle: float) -> np.ndarray:
+    return cv2.boxPoints((centre, size, angle)).astype(np.float32)
+
+
+def _scene(background: tuple[int, int, int], cards: list[tuple[np.ndarray, tuple[int, ...]]],
+           border: tuple[int, int, int] | None = None, noise: float = 6.0) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    img = np.empty((640, 640, 3), np.float32)
+    img[:] = background
+    for quad, colour in cards:
+        cv2.fillConvexPoly(img, quad.astype(np.int32), colour)
+        if border is not None:
+            cv2.polylines(img, [quad.astype(np.int32)], True, border, 4)
+    img += rng.normal(0, noise, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return inter / (cv2.contourArea(a) + cv2.contourArea(b) - inter)
+
+
+WHITE_ON_WOOD = [_card((200, 250), (150, 210), 20), _card((450, 420), (140, 196), -35)]
+BLACK_ON_DESK = [_card((320, 300), (180, 250), 8)]
+
+
+@pytest.mark.parametrize(("name", "image", "truth"), [
+    ("white cards on wood", _scene((40, 80, 130), [(q, (235, 235, 235)) for q in WHITE_ON_WOOD]),
+     WHITE_ON_WOOD),
+    ("black card, light border, white desk",
+     _scene((215, 215, 210), [(q, (25, 25, 25)) for q in BLACK_ON_DESK], border=(170, 190, 200)),
+     BLACK_ON_DESK),
+    ("empty table", _scene((40, 80, 130), []), []),
+    ("flat grey", np.full((480, 640, 3), 128, np.uint8), []),
+])
+def test_card_outlines_are_found(name: str, image: np.ndarray, truth: list[np.ndarray]) -> None:
+    found = card_quads(image)
+    for quad in truth:
+        assert max((_iou(quad, f.quad) for f in found), default=0.0) > 0.85, name
+    if not truth:
+        assert found == [], name
+
+
+@pytest.mark.parametrize(("quad", "top"), [
+    (np.float32([[0, 0], [250, 0], [250, 350], [0, 350]]), (0, 1)),  # portrait already
+    (np.float32([[0, 0], [350, 0], [350, 250], [0, 250]]), (1, 2)),  # landscape: rolled
+])
+def test_portrait_puts_a_short_side_first(quad: np.ndarray, top: tuple[int, int]) -> None:
+    q = portrait(quad)
+    assert np.allclose(q[:2], quad[list(top)])
+    assert np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[2] - q[1])
+
+
+def test_index_squares_sit_at_diagonal_corners() -> None:
+    quad = np.float32([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]])
+    sq = index_squares(quad)
+    assert sq.shape == (4, 4, 2)
+    cx, cy = INDEX_CENTRE
+    np.testing.assert_allclose(sq[0].mean(0), (cx * CARD_W, cy * CARD_H), atol=1e-3)
+    np.testing.assert_allclose(sq[1].mean(0), ((1 - cx) * CARD_W, (1 - cy) * CARD_H), atol=1e-3)
+    # the bottom-right crop is turned 180°: its first corner is the one nearest the card's corner
+    assert np.linalg.norm(sq[1][0] - (CARD_W, CARD_H)) < np.linalg.norm(sq[1][2] - (CARD_W,
+                                                                                     CARD_H))
+    # the other quarter turn reads the other diagonal
+    assert sq[2].mean(0)[0] < CARD_W / 2 < sq[3].mean(0)[0]
+    assert sq[2].mean(0)[1] > CARD_H / 2 > sq[3].mean(0)[1]
+
+
+def test_cut_outside_the_photo_repeats_its_edge() -> None:
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[:, :50] = 255
+    crop = cut(image, np.float32([[-20, -20], [30, -20], [30, 30], [-20, 30]]), 48)
+    assert crop.shape == (48, 48, 3) and crop[0, 0].min() == 255
+
+
+def _p(**mass: float) -> np.ndarray:
+    """A probability row over CORNER_CLASSES with the given masses, the rest spread evenly."""
+    row = np.zeros(len(CORNER_CLASSES))
+    for code, m in mass.items():
+        row[CORNER_CLASSES.index(code)] = m
+    rest = 1 - row.sum()
+    row[row == 0] = rest / int((row == 0).sum())
+    return row
+
+
+E = _p(none=0.999)  # an empty corner
+TEN_H = "10H"
+
+
+@pytest.mark.parametrize(("rows", "code", "least", "most"), [
+    # both corners agree (first quarter turn): the code, confidently
+    ([_p(AS=0.9), _p(AS=0.8), E, E], "AS", 0.95, 1.0),
+    # the card read the other way round: the second pair holds the indices
+    ([E, E, _p(QC=0.9), _p(QC=0.7)], "QC", 0.9, 1.0),
+    # one index under a finger: the other decides alone
+    ([_p(**{TEN_H: 0.95}), E, E, E], TEN_H, 0.9, 1.0),
+    # two corners disagree: no confident reading
+    ([_p(AS=0.9), _p(KD=0.85), E, E], "AS", 0.0, 0.6),
+    # no index anywhere: no card
+    ([E, E, E, E], None, 0.0, 0.0),
+])
+def test_read_quad(rows: list[np.ndarray], code: str | None, least: float, most: float) -> None:
+    got, conf, dist = read_quad(np.array(rows), CORNER_CLASSES)
+    assert got == code
+    assert least <= conf <= most
+    assert dist.shape == (len(CORNER_CLASSES),) and dist[CORNER_CLASSES.index(NONE)] == 0
+    assert abs(dist.sum() - 1) < 1e-5
+
+
+@needs_models
+@pytest.mark.parametrize("image", [
+    None, np.zeros((640, 640), np.uint8), np.zeros((8, 8, 3), np.uint8), "a.jpg",
+])
+def test_bad_images_are_refused(image: object) -> None:
+    with pytest.raises(PhotoImageError, match="expected a BGR image"):
+        PhotoReader.load().detect(image)  # type: ignore[arg-type]
+
+
+def test_the_reader_trainer_exports_what_the_reader_loads(tmp_path: Path) -> None:
+    """One epoch on a handful of crops: both heads exported, described and loadable (a smoke
+    test of `cardtable train --corners --part reader`, not a measurement)."""
+    pytest.importorskip("torch")
+    import json
+
+    from vision.photo_detect import CORNER_SIZE, CornerClassifier
+    from vision.train.corners import READER_SIZE, CropSet, calibrate_classifier, train_reader
+
+    rng = np.random.default_rng(0)
+    sets = {name: CropSet() for name in ("train", "val")}
+    for code in ("AS", "10H", "JK", NONE) * 3:
+        for s in sets.values():
+            s.add(code, rng.integers(0, 256, (CORNER_SIZE, CORNER_SIZE, 3), dtype=np.uint8))
+    factors = train_reader(sets, tmp_path, READER_SIZE, 1, log=lambda _: None)
+    meta_path = tmp_path / "corner_classifier.json"
+    meta_path.write_text(json.dumps({"classes": list(CORNER_CLASSES), "input_size": READER_SIZE,
+                                     "crop_size": CORNER_SIZE, "factors": factors}))
+    meta = calibrate_classifier(meta_path, sets["val"])
+    assert [f["part"] for f in meta["factors"]] == ["rank", "suit"]
+    assert meta["val_crops"] == 12 and 0 <= meta["val_top1"] <= 1
+    probs = CornerClassifier.load(meta_path).classify(sets["val"].crops[:2])
+    assert probs.shape == (2, len(CORNER_CLASSES))
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["train", "--part", "reader"], "add --corners"),
+    (["train", "--part", "detector"], "add --corners"),
+])
+def test_corner_parts_need_corners(argv: list[str], message: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("ultralytics")
+    from protocol_runner.cli import main
+
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err

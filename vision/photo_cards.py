@@ -1,0 +1,192 @@
+"""Whole cards in photos without the mat: card outlines as convex quadrilaterals.
+
+WHY outlines: a card lying on a table or held up to a webcam is a bright (white deck) or dark
+(black deck) convex quadrilateral with straight edges, larger than anything else of that shape
+in the photo. Found as such, it can be rectified and read where the index is printed on every
+standard card (top-left, and bottom-right turned 180°), and its whole outline is the detection's
+quad: it contains both indices, however small they are in the photo. Several binarisations are
+tried (bright and dark by Otsu, white by low saturation, regions closed by edges), because no
+single one separates a white card from a white desk *and* a black card from dark stone; every
+convex four-sided outline of a plausible size from any of them is a candidate, and overlapping
+candidates are reduced to the best-shaped one (:func:`card_quads`).
+
+The photos of the CC BY set are stretched to 640×640 from 3:4 and 4:3 frames, so a card's sides
+in the image may be anywhere from about 0.5 to 1.0 of each other: the shape test is loose, and
+the reader (:mod:`vision.photo_detect`) rejects a quad whose corners do not read as an index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+MIN_AREA = 0.004
+"""Smallest card outline, as a fraction of the image area (a webcam card far from the lens)."""
+MAX_AREA = 0.85
+MIN_SIDES = 0.42
+"""Least ratio of a quad's short to long side (a card is 0.72; the photos are stretched)."""
+MIN_FILL = 0.80
+"""Least ratio of the outline's area to its convex quad's: straight edges, no big bite."""
+
+
+@dataclass(frozen=True, slots=True)
+class CardQuad:
+    """A card outline: 4 corners (float32, clockwise on screen) and how card-like it is."""
+
+    quad: np.ndarray
+    fill: float
+    source: str
+
+    @property
+    def area(self) -> float:
+        return float(cv2.contourArea(self.quad))
+
+
+def _masks(image: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """Binary images in which a card may be one connected region: bright and dark by Otsu,
+    brighter than its surroundings (adaptive), white (low saturation), and the regions closed by
+    edges. Each threshold mask is also opened with a larger kernel, which cuts a card loose from
+    a bright background or a hand it touches along a thin line. A median filter first removes
+    the salt-and-pepper noise some of the photos carry."""
+    clean = cv2.medianBlur(image, 5)
+    gray = cv2.cvtColor(clean, cv2.COLOR_BGR2GRAY)
+    hsv = cv2.cvtColor(clean, cv2.COLOR_BGR2HSV)
+    sat, val = hsv[..., 1], hsv[..., 2]
+    _, bright = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    dark = cv2.bitwise_not(bright)
+    level = float(np.percentile(val, 60))
+    white = ((sat < 60) & (val > max(level, 90))).astype(np.uint8) * 255
+    side = max(3, (min(image.shape[:2]) // 6) | 1)
+    local = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
+                                  side, -8)
+    out = []
+    for name, mask in (("bright", bright), ("dark", dark), ("white", white), ("local", local)):
+        for size in (5, 15):
+            k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+            out.append((f"{name}{size}", cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)))
+    edges = cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((3, 3), np.uint8))
+    out.append(("edges", cv2.bitwise_not(edges)))
+    return out
+
+
+def _quad_of(contour: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The convex quadrilateral of a region's outline and the region's share of it, or None."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    quad = None
+    for eps in (0.02, 0.035, 0.05):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            quad = approx.reshape(4, 2).astype(np.float32)
+            break
+    if quad is None:
+        quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float32)
+    qa = float(cv2.contourArea(quad))
+    if qa <= 1:
+        return None
+    return quad, float(cv2.contourArea(contour)) / qa
+
+
+def _sides_ok(quad: np.ndarray) -> bool:
+    sides = np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1)
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    if min(a, b) / max(a, b) < MIN_SIDES:
+        return False
+    # opposite sides of a card seen from above differ little (mild perspective only)
+    return bool(min(sides[0], sides[2]) / max(sides[0], sides[2]) > 0.6
+                and min(sides[1], sides[3]) / max(sides[1], sides[3]) > 0.6)
+
+
+def _order(quad: np.ndarray) -> np.ndarray:
+    c = quad.mean(0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    return quad[np.argsort(ang)].astype(np.float32)
+
+
+def candidates(image: np.ndarray) -> list[CardQuad]:
+    """Every plausible card outline of every mask (overlapping ones included)."""
+    h, w = image.shape[:2]
+    total = float(h * w)
+    out: list[CardQuad] = []
+    for name, mask in _masks(image):
+        mode = cv2.RETR_LIST if name == "edges" else cv2.RETR_EXTERNAL
+        contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
+        for cnt in contours:
+            area = cv2.contourArea(cnt)
+            if not MIN_AREA * total <= area <= MAX_AREA * total:
+                continue
+            got = _quad_of(cnt)
+            if got is None:
+                continue
+            quad, fill = got
+            if fill < MIN_FILL or not _sides_ok(quad):
+                continue
+            out.append(CardQuad(_order(quad), min(fill, 1.0), name))
+    return out
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def card_quads(image: np.ndarray, overlap: float = 0.5) -> list[CardQuad]:
+    """Card outlines in ``image`` (BGR): candidates by fill, a quad dropped when it overlaps a
+    better one by more than ``overlap`` (intersection over union)."""
+    kept: list[CardQuad] = []
+    for c in sorted(candidates(image), key=lambda c: -c.fill):
+        if all(_iou(c.quad, k.quad) <= overlap for k in kept):
+            kept.append(c)
+    return kept
+
+
+# ----------------------------------------------------------------------------- index crops
+
+CARD_W, CARD_H = 250.0, 350.0
+"""The rectified card frame the index position is measured in (a portrait card, 63×88 mm)."""
+INDEX_CENTRE = (0.10, 0.12)
+"""Where the printed index's centre lies on a standard card, as fractions of its width and
+height from the top-left corner (measured on the training photos' labelled indices)."""
+INDEX_SIDE = 0.28
+"""Side of the square crop around the index, as a fraction of the card's height: the index
+(about 0.22 high) and a little card and table around it, as the corner networks were trained."""
+
+
+def portrait(quad: np.ndarray) -> np.ndarray:
+    """The quad's corners rolled so that its edge 0→1 is a short side (the card's top or
+    bottom) — one of the two ways to read it; :func:`index_squares` tries the other too."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    e0 = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[3] - q[2])
+    e1 = np.linalg.norm(q[2] - q[1]) + np.linalg.norm(q[0] - q[3])
+    return np.roll(q, -1, 0) if e0 > e1 else q
+
+
+def index_squares(quad: np.ndarray) -> np.ndarray:
+    """(4, 4, 2) image quads of the index crops: (portrait top-left, its bottom-right turned
+    180°, then the same for the quad turned a quarter). WHY both quarter turns: the photos are
+    stretched, so which pair of sides is the long one cannot always be told from the image;
+    the reader keeps whichever pair reads as a card."""
+    cx, cy = INDEX_CENTRE
+    s = INDEX_SIDE * CARD_H / 2
+    frame = np.float32([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]])
+    tl = np.float32([[cx * CARD_W - s, cy * CARD_H - s], [cx * CARD_W + s, cy * CARD_H - s],
+                     [cx * CARD_W + s, cy * CARD_H + s], [cx * CARD_W - s, cy * CARD_H + s]])
+    br = (frame[2] - tl).astype(np.float32)  # the same square turned 180° about the centre
+    q0 = portrait(quad)
+    out = []
+    for q in (q0, np.roll(q0, 1, 0)):
+        m = cv2.getPerspectiveTransform(frame, q.astype(np.float32))
+        out.extend(cv2.perspectiveTransform(sq[None], m)[0] for sq in (tl, br))
+    return np.asarray(out, np.float32)
+
+
+def cut(image: np.ndarray, square: np.ndarray, size: int) -> np.ndarray:
+    """The image inside ``square`` (4 corners, clockwise from the crop's top-left) as a
+    ``size``-pixel square; what lies outside the photo repeats its edge."""
+    dst = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    t = cv2.getPerspectiveTransform(square.astype(np.float32), dst)
+    return cv2.warpPerspective(image, t, (size, size), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
