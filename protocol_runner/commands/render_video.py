@@ -183,7 +183,6 @@ def replay(folder: Path, want: list[str] | None = None) -> Replay:
         if i < 0 or i in handled or log[i].get("kind") != "deviation" \
                 or pipeline.reading is None:
             return False
-        handled.add(i)
         verdict, table, reading = log[i], truth(pipeline.t), pipeline.reading
         unsure = bool(verdict.get("unsure"))
         asked = [(p["zone"], p.get("column") or 1, p.get("row") or 1, str(p.get("saw")))
@@ -192,6 +191,7 @@ def replay(folder: Path, want: list[str] | None = None) -> Replay:
         todo = {(zone, c, r): (saw, code) for zone, c, r, saw in asked
                 if (code := code_at(table, zone, c, r)) is not None and (unsure or code != saw)}
         if not todo:
+            handled.add(i)
             return False  # the camera read the table right: the table must put it right
         for (zone, column, row), (saw, code) in todo.items():
             pipeline.correct(zone, column, row, code)
@@ -203,6 +203,7 @@ def replay(folder: Path, want: list[str] | None = None) -> Replay:
             else:
                 out.misread.append((zone, column, row, saw, code))
         exchanges.update(range(i, len(log) - 1))  # the answer to the last one is the verdict
+        handled.add(i)  # last: the test's thread reads these while the pipeline runs
         return True
 
     def player(items: Iterable[Item]) -> Iterator[Item]:
@@ -211,15 +212,23 @@ def replay(folder: Path, want: list[str] | None = None) -> Replay:
                 pass
             yield item
 
-    def verdicts() -> list[str]:
-        return [f"{v['kind']}: {v['text'].replace('after the correction: ', '')}"
-                for i, v in enumerate(pipeline.timeline_log)
-                if "kind" in v and i not in exchanges and not v.get("unsure")]
+    def verdicts(settled: bool = False) -> list[str]:
+        """The verdicts the table sees. ``settled``: only those before the first deviation
+        the player has not looked at yet — read from another thread while the pipeline runs,
+        a deviation the player is about to answer is not a verdict yet."""
+        out = []
+        for i, v in enumerate(list(pipeline.timeline_log)):
+            if "kind" not in v or i in exchanges or v.get("unsure"):
+                continue
+            if settled and v["kind"] == "deviation" and i not in handled:
+                break
+            out.append(f"{v['kind']}: {v['text'].replace('after the correction: ', '')}")
+        return out
 
     pipeline.timeline = player(pipeline.timeline)
     pipeline.start()
     while not pipeline.join(0.2):
-        got = verdicts()
+        got = verdicts(settled=True)
         if want is not None and got != want[:len(got)]:
             break
     pipeline.stop()
