@@ -93,16 +93,22 @@ def compose(target: np.ndarray, right: np.ndarray | None, below: np.ndarray | No
     if right is not None:
         _paste(canvas, right, ox + pitch_x * p, oy + rng.normal(0, 1.2) * p,
                float(rng.normal(0, 1.5)))
-    # where the localiser puts the card: off by a millimetre or two, a few degrees, a bit of scale
-    w_mm, h_mm = CARD_MM
-    s = rng.uniform(0.95, 1.05)
-    a = np.deg2rad(rng.normal(0, 2.0))
-    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    quad_mm = np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], np.float32) * s @ R.T
     # the localiser places covered cards within a few mm (a hand's jitter, a card's rotation)
-    quad = (quad_mm + np.clip(rng.normal(0, 1.8, 2), -4.5, 4.5)) * p + [ox, oy]
+    quad = _misplaced_quad(rng, 0.05, 2.0, 1.8, 4.5) * p + [ox, oy]
     patch = _cut(canvas, quad.astype(np.float32), rng)
     return _degrade(patch, rng)
+
+
+def _misplaced_quad(rng: np.random.Generator, scale: float, turn_deg: float, shift_mm: float,
+                    max_shift_mm: float) -> np.ndarray:
+    """The card's outline (mm, from its top-left corner) where a localiser would put it: off by
+    up to ``scale`` in size, ``turn_deg`` (s.d.) in angle and ``shift_mm`` (s.d., clipped)."""
+    w_mm, h_mm = CARD_MM
+    s = rng.uniform(1 - scale, 1 + scale)
+    a = np.deg2rad(rng.normal(0, turn_deg))
+    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    quad_mm = np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], np.float32) * s @ R.T
+    return quad_mm + np.clip(rng.normal(0, shift_mm, 2), -max_shift_mm, max_shift_mm)
 
 
 def compose_single(target: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -117,12 +123,7 @@ def compose_single(target: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     canvas[:] = rng.uniform(20, 240, 3)
     ox, oy = margin * p, margin * p
     _paste(canvas, target, ox, oy, float(rng.normal(0, 2.0)))
-    w_mm, h_mm = CARD_MM
-    s = rng.uniform(0.92, 1.08)
-    a = np.deg2rad(rng.normal(0, 2.5))
-    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    quad_mm = np.array([[0, 0], [w_mm, 0], [w_mm, h_mm], [0, h_mm]], np.float32) * s @ R.T
-    quad = (quad_mm + np.clip(rng.normal(0, 2.2, 2), -6.0, 6.0)) * p + [ox, oy]
+    quad = _misplaced_quad(rng, 0.08, 2.5, 2.2, 6.0) * p + [ox, oy]
     patch = _cut(canvas, quad.astype(np.float32), rng, (0.8, 3.0))
     if rng.random() < 0.3:  # a fingertip over part of the corner
         skin = (rng.uniform(50, 150), rng.uniform(80, 170), rng.uniform(120, 220))
