@@ -8,6 +8,11 @@ fixed in :mod:`vision.consistency`:
 * symbol: a digit in the frame's font read as a look-alike (5 as 2 or 3, 6 as 9, 3 as 8);
 * deck: an UNO card read as a standard face on a table of UNO cards.
 
+Localisation errors seen there: cards laid a centimetre apart merging, through the shadows
+between them, into one blob that was then cut as if they touched (quads straddling two cards,
+one card missed and false ones found), and a wide glare patch on the felt cut into
+card-sized pieces, one of which passed for a card back.
+
 The constructed cases take real crops of a rendered scene and make one card's reading doubtful
 the way the classifier does; the scene cases are rendered tables (training seeds) whose plain
 reading had exactly such an error.
@@ -30,7 +35,8 @@ from vision.consistency import (
     glyph_map,
     glyph_similarity,
 )
-from vision.detect import crop_card
+from vision.detect import crop_card, locate_cards
+from vision.geometry import TableGeometry
 from vision.recognise import CROP_SIZE, UNSURE_BELOW, TableReader
 from vision.synth.scenes import Scene, render_scene
 
@@ -169,3 +175,20 @@ def test_a_table_the_classifier_alone_misreads_is_read_with_no_error(
     alone = _reads(reader, scene)
     assert [(c.code, r) for c, r in zip(scene.cards, alone, strict=True) if c.code != r] == \
         [(truth, misread)]
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        9_000_040,  # work columns 2-4: six cards, two of them backs, merged into one blob
+        9_000_017,  # a glare patch on the side area's felt, wider than a card
+    ],
+)
+def test_a_table_is_located_card_for_card(seed: int) -> None:
+    scene = render_scene(seed)
+    loc = locate_cards(scene.image, TableGeometry.from_markers(scene.image), fanned=False)
+    assert len(loc.cards) == len(scene.cards)
+    for card in scene.cards:
+        width = float(np.linalg.norm(card.quad[1] - card.quad[0]))
+        err = min(float(np.linalg.norm(c.quad - card.quad, axis=1).mean()) for c in loc.cards)
+        assert err < 0.1 * width, (card.code, card.zone, card.column, card.row)

@@ -516,10 +516,12 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     for cnt in pending:
         if not fanned:
             # touching cards, found by their outlines; kept only if they explain the whole
-            # blob (a fanned column shows one whole outline and strips: cut it as below)
+            # blob but for the gaps between them: no strip of a card may be left (a fanned
+            # column shows one whole outline and strips; a card placed off its place leaves
+            # one): cut it as below
             placed = place_cards(cnt, [], gray, size, p, angle)
-            card_px = size[0] * size[1] * p * p
-            if len(placed) > 1 and _unexplained(cnt, placed) < PLACE_LEFT * card_px:
+            strip_px = STRIP_MIN_MM * size[0] * p * p
+            if len(placed) > 1 and _unexplained(cnt, placed, p) < strip_px:
                 found.extend((q, False) for q in placed)
                 continue
         if _classify(cnt, p, edges, found, fanned=fanned, size=size):
@@ -577,12 +579,15 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         # a blob that was card-shaped by itself is a card even where a colour cast turned
         # some of its white border felt-coloured, if it carries print or a card's outline
         # (glare on felt has neither); a piece cut out of a larger blob must be card nearly
-        # all over (a grid cut through a hand would pass otherwise) and have either too
+        # all over (a grid cut through a hand would pass otherwise) and have either too;
+        # a whole piece must show its outline whatever its print: a wide glare patch on the
+        # felt is cut into card-sized pieces whose sensor noise passes for print
         if on_card < (SINGLE_ON_CARD if k < n_single else PIECE_ON_CARD):
             continue
-        if (k < len(found) and (k >= n_single or on_card < PIECE_ON_CARD) and plain(k)
+        if (k < len(found) and (k >= n_single or on_card < PIECE_ON_CARD)
+                and (plain(k) or (k >= n_single and not covered))
                 and outline_strength(q_top, edges, size, p) < OUTLINE_MIN):
-            continue  # no print and no outline: glare on felt, a sleeve, not a card
+            continue  # no outline, and no print or no blob of its own: glare, not a card
         if k < len(found):
             centres.append(q_top.mean(axis=0))
         explained[y0:y1, x0:x1] |= piece
@@ -964,14 +969,21 @@ def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
     return out
 
 
-def _unexplained(cnt: np.ndarray, quads: list[np.ndarray]) -> int:
-    """Pixels of the blob ``cnt`` that none of ``quads`` covers."""
+def _unexplained(cnt: np.ndarray, quads: list[np.ndarray], p: float) -> int:
+    """Pixels of the blob ``cnt`` that none of ``quads`` covers and that could be part of a
+    card: what is left is opened by a square :data:`STRIP_MIN_MM` wide.
+
+    WHY: cards laid a centimetre apart in dark light merge into one blob through the shadows
+    between them; once every card is placed, those gaps are all that is left, thin lines that
+    add up to more than half a card's area over a block of six. No card, nor the part of one
+    that shows, is that thin.
+    """
     x, y, w, h = cv2.boundingRect(cnt)
     rest = np.zeros((h, w), np.uint8)
     cv2.drawContours(rest, [cnt], -1, 255, -1, offset=(-x, -y))
     for q in quads:
         cv2.fillConvexPoly(rest, np.round(q - [x, y]).astype(np.int32), 0)
-    return cv2.countNonZero(rest)
+    return cv2.countNonZero(cv2.morphologyEx(rest, cv2.MORPH_OPEN, _kernel(STRIP_MIN_MM, p)))
 
 
 def _card_sized(quad: np.ndarray, size: tuple[float, float], p: float) -> bool:
