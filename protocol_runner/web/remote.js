@@ -41,7 +41,9 @@ function send(body) {
 }
 
 function play(card) {
-  if (colourOf(card.card) === "K") {
+  // out of turn the move goes straight to the referee, which says whose turn it is: a colour
+  // picker would only be closed again by the next push
+  if (colourOf(card.card) === "K" && view && view.my_turn) {
     pending = card;
     $("colour-card").textContent = card.card;
     $("colour-choice").hidden = false;
