@@ -98,18 +98,15 @@ def plant_extra_card(records: list[Record], at_view: int, column: int, code: str
     """The script with a card too many: before the ``at_view``-th view (1-based), the table
     first shows that view with ``code`` laid at the foot of work ``column`` (a row more than
     the protocol asks for); then the card is taken away (the right view follows)."""
-    out: list[Record] = []
-    seen = 0
-    for record in records:
-        if isinstance(record, View):
-            seen += 1
-            if seen == at_view:
-                data = record.to_json()
-                data["work"] = [list(col) + ([code] if c == column else [])
-                                for c, col in enumerate(data["work"], start=1)]
-                out.append(from_json(data))
-        out.append(record)
-    return out
+    from vision.synth.video import plant_view
+
+    def extra(view: View) -> View:
+        data = view.to_json()
+        data["work"] = [list(col) + ([code] if c == column else [])
+                        for c, col in enumerate(data["work"], start=1)]
+        return from_json(data)  # type: ignore[return-value]
+
+    return plant_view(records, at_view, extra)
 
 
 def test_a_card_too_many_is_committed_and_reported(turn: list[Record], tmp_path: Path) -> None:

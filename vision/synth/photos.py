@@ -26,16 +26,27 @@ def single_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     scale = rng.uniform(0.45, 0.75) * h / fh
     cx, cy = w / 2 + rng.uniform(-0.1, 0.1) * w, h / 2 + rng.uniform(-0.08, 0.08) * h
     ang = np.radians(rng.uniform(-40, 40))
+    photo, quad = _lay_face(table, face, (cx, cy), scale, ang, 0.02, rng, cv2.INTER_AREA)
+    return np.clip(photo, 0, 255).astype(np.uint8), quad
+
+
+def _lay_face(background: np.ndarray, face: np.ndarray, centre: tuple[float, float],
+              scale: float, ang: float, jitter: float, rng: np.random.Generator,
+              interpolation: int) -> tuple[np.ndarray, np.ndarray]:
+    """``face`` scaled, turned by ``ang`` (radians) about ``centre`` and laid on ``background``
+    (float32) with its rounded corners; its corners moved by ``jitter`` × the half width (a
+    slight perspective). (photo, the card's quad clockwise from its top-left corner)."""
+    h, w = background.shape[:2]
+    fh, fw = face.shape[:2]
     hw, hh = fw * scale / 2, fh * scale / 2
     rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
-    quad = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) @ rot.T + [cx, cy]
-    quad = (quad + rng.normal(0, 0.02 * hw, quad.shape)).astype(np.float32)
+    quad = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) @ rot.T + centre
+    quad = (quad + rng.normal(0, jitter * hw, quad.shape)).astype(np.float32)
     src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
     m = cv2.getPerspectiveTransform(src, quad)
-    warped = cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_AREA)
+    warped = cv2.warpPerspective(face, m, (w, h), flags=interpolation)
     alpha = cv2.warpPerspective(card_mask((fw, fh)), m, (w, h))[..., None] / 255.0
-    photo = table * (1 - alpha) + warped * alpha
-    return np.clip(photo, 0, 255).astype(np.uint8), quad
+    return background * (1 - alpha) + warped * alpha, quad
 
 
 def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
@@ -70,15 +81,8 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
     cx = w / 2 + rng.uniform(-0.3, 0.3) * w
     cy = h / 2 + rng.uniform(-0.2, 0.35) * h
     ang = np.radians(rng.uniform(-12, 12))
+    photo, quad = _lay_face(photo, face, (cx, cy), scale, ang, 0.03, rng, cv2.INTER_LINEAR)
     hw, hh = fw * scale / 2, fh * scale / 2
-    rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
-    quad = (np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) @ rot.T + [cx, cy])
-    quad = (quad + rng.normal(0, 0.03 * hw, quad.shape)).astype(np.float32)
-    src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]])
-    m = cv2.getPerspectiveTransform(src, quad)
-    warped = cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_LINEAR)
-    alpha = cv2.warpPerspective(card_mask((fw, fh)), m, (w, h))[..., None] / 255.0
-    photo = photo * (1 - alpha) + warped * alpha
     # the holding hand: fingers over the card's lower edge
     bx, by = quad[2:].mean(0)
     for _ in range(int(rng.integers(1, 4))):

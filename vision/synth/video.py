@@ -16,7 +16,7 @@ which it lies still: the truth the end-to-end tests compare verdicts with).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -444,6 +444,13 @@ def plant_mistake(records: Sequence[Record], at_view: int, column: int, row: int
     """The script with a table mistake: before the ``at_view``-th view (1-based), the table first
     shows that view with one work cell wrong; then the mistake is fixed (the right view follows).
     The runner must report a deviation for the wrong view and accept the fixed one."""
+    return plant_view(records, at_view, lambda view: view.corrected("work", column, row, code))
+
+
+def plant_view(records: Sequence[Record], at_view: int, wrong: Callable[[View], View]
+               ) -> list[Record]:
+    """The script with ``wrong(view)`` shown first in place of the ``at_view``-th view
+    (1-based), then the right view: what the table looks like while someone errs and mends it."""
     out: list[Record] = []
     seen = 0
     for record in records:
@@ -451,7 +458,7 @@ def plant_mistake(records: Sequence[Record], at_view: int, column: int, row: int
             seen += 1
             if seen == at_view:
                 try:
-                    out.append(record.corrected("work", column, row, code))
+                    out.append(wrong(record))
                 except ValueError as exc:
                     raise RenderError(f"cannot plant the mistake in view {at_view}: {exc}") \
                         from None
@@ -536,4 +543,4 @@ def load_script(path: str | Path) -> list[Record]:
 
 __all__ = ["Camera", "Placement", "RenderError", "Renderer", "Rendered", "Script",
            "cell_centres", "changed_cells", "draw_hand", "light", "load_script", "place_view",
-           "plan", "plant_mistake", "render_script", "render_world", "VideoOut"]
+           "plan", "plant_mistake", "plant_view", "render_script", "render_world", "VideoOut"]
