@@ -143,10 +143,6 @@ class StableCommitter:
         self._committed, self._own_at_commit, self._moved = sig, read, False
         return voted
 
-    @property
-    def committed(self) -> Signature | None:
-        return self._committed
-
 
 def _voted(views: list[View]) -> View:
     """The window's views (one layout) as one: each cell's most frequent code (the latest on a

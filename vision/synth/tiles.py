@@ -93,12 +93,6 @@ def draw_tile_style(rng: np.random.Generator) -> TileStyle:
                      back=back, back_mark=rng.random() < 0.3)  # type: ignore[arg-type]
 
 
-def _rounded_fill(canvas: np.ndarray, colour: tuple[int, int, int], radius: int) -> None:
-    h, w = canvas.shape[:2]
-    mask = _rounded_mask(w, h, radius)
-    canvas[mask > 0] = colour
-
-
 def _rounded_mask(w: int, h: int, r: int) -> np.ndarray:
     mask = np.zeros((h, w), np.uint8)
     r = max(1, min(r, w // 2 - 1, h // 2 - 1))
