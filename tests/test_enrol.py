@@ -16,6 +16,7 @@ from vision.single_card import (
     _quad_iou,
     candidates,
     evaluate_single_cards,
+    evaluate_synthetic,
     locate_card,
     read_image,
     read_labels,
@@ -134,7 +135,8 @@ def test_evaluate_single_cards_with_labels_csv(deck_folder: Path, clf: CardClass
 def test_enrol_command(deck_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "profile.npz"
     assert main(["enrol", str(deck_folder), "--out", str(out)]) == 0
-    assert out.is_file() and "enrolled 6 cards" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert out.is_file() and "enrolled 6 cards" in text and "corners of 6" in text
 
 
 @pytest.mark.parametrize(
@@ -168,3 +170,68 @@ def test_profile_of_another_model_is_refused(clf: CardClassifier, tmp_path: Path
     bad.write_bytes(b"junk")
     with pytest.raises(EnrolError, match="cannot read deck profile"):
         DeckProfile.load(bad)
+
+
+STRIP = ("1R", "7R", "BACK")
+
+
+def _corner_profile() -> DeckProfile:
+    """A deck whose 1R corners read, consistently, mostly as 7R (a real font the strip network
+    never saw), and whose 7R corners read as 7R."""
+    reads = np.sqrt(np.array([[0.3, 0.7, 0.0], [0.0, 1.0, 0.0]]))
+    protos = reads / np.linalg.norm(reads, axis=1, keepdims=True)
+    return DeckProfile(("1R", "7R"), np.eye(2, 4, dtype=np.float32), ("1R", "7R", "BACK", "X"),
+                       corner_codes=("1R", "7R"), corner_prototypes=protos.astype(np.float32),
+                       strip_classes=STRIP)
+
+
+@pytest.mark.parametrize(("reading", "winner"), [
+    ([0.3, 0.7, 0.0], "1R"),    # reads like this deck's 1 (a 7 to the network): it is a 1
+    ([0.02, 0.98, 0.0], "7R"),  # reads like this deck's 7
+    ([0.95, 0.05, 0.0], "1R"),  # a clear 1
+])
+def test_adapt_corners_maps_a_deck_s_own_reading_to_its_card(reading: list[float],
+                                                               winner: str) -> None:
+    out = _corner_profile().adapt_corners(np.array([reading, [np.nan] * 3]), STRIP)
+    assert STRIP[int(np.argmax(out[0]))] == winner
+    assert out[0].sum() == pytest.approx(1.0) and np.isnan(out[1]).all()
+
+
+def test_adapt_corners_without_corner_prototypes_changes_nothing() -> None:
+    plain = DeckProfile(("7R",), np.ones((1, 4), np.float32), ("7R", "BACK"))
+    p = np.array([[0.2, 0.8, 0.0]])
+    assert np.array_equal(plain.adapt_corners(p, STRIP), p)
+
+
+def test_adapt_corners_refuses_another_strip_model() -> None:
+    with pytest.raises(EnrolError, match="another strip model"):
+        _corner_profile().adapt_corners(np.array([[0.5, 0.5, 0.0]]), ("1R", "7R", "W"))
+
+
+def test_corner_prototypes_round_trip(tmp_path: Path) -> None:
+    profile = _corner_profile()
+    loaded = DeckProfile.load(profile.save(tmp_path / "c.npz"))
+    assert loaded.corner_codes == profile.corner_codes and loaded.strip_classes == STRIP
+    assert np.allclose(loaded.corner_prototypes, profile.corner_prototypes)
+
+
+def test_enrol_with_corners_reads_each_card_s_corners(deck_folder: Path,
+                                                      clf: CardClassifier) -> None:
+    from vision.corner_index import CornerFusion
+
+    corners = CornerFusion.load(clf.classes)
+    profile = enrol(enrolment_photos(deck_folder), clf, corners)
+    assert profile.corner_codes == tuple(sorted(DECK))
+    assert profile.corner_prototypes is not None
+    assert np.allclose(np.linalg.norm(profile.corner_prototypes, axis=1), 1.0, atol=1e-5)
+
+
+def test_enrolment_on_renders_keeps_reading_held_up_cards(clf: CardClassifier) -> None:
+    """A rendered printing enrolled from table photos, then read held up to a webcam through
+    the profile (whole card and corners adapted); seeds outside those developed on."""
+    from vision.corner_index import CornerFusion
+    from vision.synth.faces import UNO_FACE_CODES
+
+    corners = CornerFusion.load(clf.classes, UNO_FACE_CODES)
+    line = evaluate_synthetic("held", 12, clf, UNO_FACE_CODES, corners, seed=5, enrol_style=3)
+    assert line.startswith("enrolled style 3") and float(line.split("top-1 ")[1].split()[0]) >= 0.6

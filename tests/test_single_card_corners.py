@@ -5,17 +5,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.card_colour import border_gain
 from vision.classifier import DEFAULT_MODEL, CardClassifier
 from vision.corner_index import (
     CARD_RATIO,
     CornerFusion,
+    _cut_across,
     complete_quad,
     cut_edges,
     fuse,
     inside_share,
     read_corners,
 )
-from vision.single_card import evaluate_synthetic, read_single_card
+from vision.single_card import (
+    SingleCardError,
+    evaluate_synthetic,
+    order_portrait,
+    read_single_card,
+    rectify,
+)
 from vision.strip_classifier import StripClassifierError
 from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES, canonical_face
 from vision.synth.photos import single_card_photo
@@ -131,3 +139,42 @@ def test_corners_read_held_up_cards_better(clf, fusion):
     card_only = evaluate_synthetic("held", 18, clf, UNO_FACE_CODES, None, seed=5)
     assert _top1(with_corners) >= 0.75, with_corners
     assert _top1(with_corners) >= _top1(card_only) + 0.05, (with_corners, card_only)
+
+
+@pytest.mark.parametrize(("quad", "across"), [
+    (_box(100, 100, 300, 400), False),     # wholly inside
+    (_box(100, 200, 300, 480), False),     # off one side: the other index corner is there
+    (_box(100, 0, 300, 480), True),        # off the top and the bottom
+    (_box(0, 0, 640, 480), True),          # the whole photo: a card filling it
+])
+def test_cut_across(quad, across):
+    assert _cut_across(quad, SHAPE) == across
+
+
+def test_a_card_filling_the_photo_has_no_corners_to_read(fusion: CornerFusion):
+    img = np.full((480, 640, 3), 90, np.uint8)
+    probs = fusion.corner_probs(img, _box(0, 0, 640, 480))
+    assert probs.shape == (2, len(fusion.strip.classes)) and np.isnan(probs).all()
+    assert np.all(fusion.colour_expert(img, _box(0, 0, 640, 480)) == 1.0)
+
+
+def test_white_balance_gives_tinted_corners_back_their_index(fusion: CornerFusion):
+    """Under a strong warm cast the border gain restores the patches the strip network knows."""
+    face = canonical_face("+2B", (228, 352))
+    img, quad = single_card_photo("+2B", np.random.default_rng(8), face=face)
+    tinted = np.clip(img * np.array([0.45, 0.8, 1.0]), 0, 255).astype(np.uint8)
+    gain = border_gain(rectify(tinted, order_portrait(quad), (100, 150)))
+    assert gain[0] > 1.5 * gain[2]  # blue lifted against red
+    reading = read_corners(fusion.strip, tinted, quad, gain)
+    assert [fusion.strip.classes[int(np.argmax(p))] for p in reading.probs] == ["+2B", "+2B"]
+
+
+@pytest.mark.parametrize("kind", ["tinted", "closeup"])
+def test_harder_renders_are_read(clf, fusion, kind):
+    line = evaluate_synthetic(kind, 12, clf, UNO_FACE_CODES, fusion, seed=5)
+    assert _top1(line) >= 0.5, line
+
+
+def test_unknown_synthetic_set(clf):
+    with pytest.raises(SingleCardError, match="synthetic:held"):
+        evaluate_synthetic("foggy", 1, clf)

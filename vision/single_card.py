@@ -6,10 +6,13 @@ detector. A card is the most card-shaped bright or colourful blob: several cheap
 inside the white border) each propose a rotated rectangle; proposals are scored by how much of the
 image they fill, how close their aspect is to a card's, how rectangular the blob is and whether a
 white border runs just inside its edge (:func:`border_contrast`), and the best one is rectified.
-A proposal from the coloured field is grown by the border's width.
+A proposal from the coloured field is grown by the border's width. When nothing card-shaped is
+found, a fallback box of the whole photo stands for a card that fills it (a close-up): its
+corners lie outside the photo, so the corner reader leaves them out.
 
-With ``--deck uno`` the card is also read by its two corner indices (:mod:`vision.corner_index`):
-a finger over the big central symbol leaves them readable.
+With ``--deck uno`` the card is also read by its two corner indices (:mod:`vision.corner_index`),
+white-balanced by its border: a finger over the big central symbol leaves them readable; and by
+its field's colour as a pixel statistic (:mod:`vision.card_colour`).
 """
 
 from __future__ import annotations
@@ -86,6 +89,9 @@ def _rect(cnt: np.ndarray, grow: float = 1.0) -> tuple[np.ndarray, float]:
     return cv2.boxPoints(((cx, cy), size, a)), fill
 
 
+FRAME_FILL = 0.5  # the fill credited to the fallback box of a card that fills the photo
+
+
 def _masks(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     """Segmentations in which a card could be one blob: (name, mask, growth to the card edge)."""
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
@@ -141,7 +147,8 @@ def _proposals(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     # the card filling most of the frame (a card held up to a webcam)
     m = 0.03
     out.append(("frame", np.float32([[w * m, h * m], [w * (1 - m), h * m],
-                                     [w * (1 - m), h * (1 - m)], [w * m, h * (1 - m)]]), 0.5))
+                                     [w * (1 - m), h * (1 - m)], [w * m, h * (1 - m)]]),
+                FRAME_FILL))
     return out
 
 
@@ -360,7 +367,8 @@ def read_single_card(image: np.ndarray, classifier: object,
     the answer to a deck's codes (the game knows its deck); ``corners`` (a
     :class:`vision.corner_index.CornerFusion`) adds the two corner indices of the card, and
     then chooses among the proposals within ``FUSED_MARGIN`` of the best geometric score the
-    one whose whole face and corners agree best (the fused probability of its reading).
+    one whose whole face and (unbalanced) corners agree best; the chosen one is read again with
+    its corners white-balanced by its border and its field's colour weighed in.
     WHY: a fragment or the whole frame can fool the whole-card classifier, but its corner
     patches then show no index that agrees."""
     classes = classifier.classes  # type: ignore[attr-defined]
@@ -377,13 +385,25 @@ def read_single_card(image: np.ndarray, classifier: object,
             raise SingleCardError("no card-shaped region found in the image")
         cands = [c for c in cands if c[2] >= cands[0][2] - FUSED_MARGIN]
         crops = [rectify(image, q) for _, q, _ in cands]
-        fused = [corners.read(image, q, p, classes)  # type: ignore[attr-defined]
-                 for (_, q, _), p in zip(cands, read(crops), strict=True)]
+        card_probs = read(crops)
+        h, w = image.shape[:2]
+        photo = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        # the fallback box stands for a card that fills the photo: it is cut on every side
+        seen = [photo if name == "frame" else q for name, q, _ in cands]
+        fused = [corners.read(image, q, p, classes, adapter, balance=False)  # type: ignore
+                 for q, p in zip(seen, card_probs, strict=True)]
         total = [s + float(f.max()) for (_, _, s), f in zip(cands, fused, strict=True)]
         k = int(np.argmax(total))
-        i = int(np.argmax(fused[k]))
+        # white balance and the colour statistic refine the reading of the chosen card, not
+        # which proposal is the card: a wrong proposal's "border" is no white reference (its
+        # gain, up to 4x, makes its patches look like anything), and a fragment of one colour
+        # (the field alone) would win on colour
+        probs = corners.read(image, seen[k], card_probs[k], classes,  # type: ignore
+                             adapter) * corners.colour_expert(image, seen[k])  # type: ignore
+        probs /= probs.sum()
+        i = int(np.argmax(probs))
         loc = Located(cands[k][1], crops[k], cands[k][0], total[k])
-        return loc, corners.codes[i], float(fused[k][i])  # type: ignore[attr-defined]
+        return loc, corners.codes[i], float(probs[i])  # type: ignore[attr-defined]
     loc = locate_card(image, classifier=classifier)
     probs = read([loc.crop])[0]
     if allowed is not None:
@@ -420,26 +440,58 @@ def _quad_iou(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> float:
 
 def evaluate_synthetic(kind: str, count: int, classifier: object,
                        allowed: tuple[str, ...] | None = None, corners: object | None = None,
-                       seed: int = 99) -> str:
+                       seed: int = 99, enrol_style: int | None = None) -> str:
     """Locator and reader on ``count`` rendered single-card photos whose quad and code are known:
-    ``table`` (a card lying on a table) or ``held`` (held up to a webcam, often cut off). Seeds
-    ``[seed, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real photo."""
-    from vision.synth.faces import UNO_FACE_CODES
-    from vision.synth.photos import held_card_photo, single_card_photo
+    ``table`` (a card lying on a table), ``held`` (held up to a webcam, often cut off),
+    ``tinted`` (held, under strongly coloured light) or ``closeup`` (a card filling the photo).
+    Seeds ``[seed, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real
+    photo.
 
-    make = {"table": single_card_photo, "held": held_card_photo}.get(kind)
+    ``enrol_style``: every face is drawn in one printing (``draw_uno_style`` of that seed), the
+    deck is first enrolled from one table photo of each of its 54 faces (seeds
+    ``[seed, 10000 + j]``), and the test photos are read through that profile."""
+    from vision.synth.faces import UNO_FACE_CODES, draw_uno_style, render_face
+    from vision.synth.photos import (
+        closeup_card_photo,
+        held_card_photo,
+        single_card_photo,
+        tinted_held_photo,
+    )
+
+    makers = {"table": single_card_photo, "held": held_card_photo, "tinted": tinted_held_photo,
+              "closeup": closeup_card_photo}
+    make = makers.get(kind)
     if make is None:
-        raise SingleCardError(f"no synthetic set {kind!r}: use synthetic:table or synthetic:held")
-    ious, right = [], 0
+        raise SingleCardError(f"no synthetic set {kind!r}: use synthetic:"
+                              + " / synthetic:".join(makers))
+    style, adapter, head = None, None, ""
+    if enrol_style is not None:
+        from vision.enrol import EnrolPhoto, enrol_images
+
+        style = draw_uno_style(np.random.default_rng(enrol_style))
+        photos, images = [], []
+        for j, code in enumerate(UNO_FACE_CODES):
+            rng = np.random.default_rng([seed, 10000 + j])
+            face = render_face(code, rng, size=(200, 300), style=style)
+            images.append(single_card_photo(code, rng, face=face)[0])
+            photos.append(EnrolPhoto(f"render-{j}", code))
+        adapter = enrol_images(photos, images, classifier, corners)  # type: ignore[arg-type]
+        head = f"enrolled style {enrol_style}: "
+    ious, right, colour = [], 0, 0
     for i in range(count):
         code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
-        img, quad = make(code, np.random.default_rng([seed, i]))
-        loc, read, _ = read_single_card(img, classifier, allowed, None, corners)
+        rng = np.random.default_rng([seed, i])
+        face = None if style is None else render_face(code, rng, size=(200, 300), style=style)
+        img, quad = make(code, rng, face=face)
+        loc, read, _ = read_single_card(img, classifier, allowed, adapter, corners)
         ious.append(_quad_iou(loc.quad, quad, img.shape))
         right += read == code
+        colour += _colour_of(read) == _colour_of(code)
     iou = np.array(ious)
-    return (f"synthetic {kind}: photos {count}  top-1 {right / max(count, 1):.4f}  "
-            f"quad IoU mean {iou.mean():.3f}, >0.8 {np.mean(iou > 0.8):.3f}")
+    n = max(count, 1)
+    return (f"{head}synthetic {kind}: photos {count}  top-1 {right / n:.4f}  "
+            f"colour {colour / n:.4f}  quad IoU mean {iou.mean():.3f}, "
+            f">0.8 {np.mean(iou > 0.8):.3f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -457,11 +509,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corners", choices=["on", "off"], default="on",
                     help="with --deck uno: also read the card's two corner indices with the "
                          "strip model (default on)")
+    ap.add_argument("--balance", choices=["on", "off"], default="on",
+                    help="with the corners: white-balance them by the card's border (default on)")
+    ap.add_argument("--colour", choices=["on", "off"], default="on",
+                    help="with the corners: weigh in the field's colour as a pixel statistic "
+                         "(default on)")
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--deck", choices=["any", "uno", "standard"], default="any")
     ap.add_argument("--group", default=None, help="only rows whose group starts with this")
     ap.add_argument("--source", default=None, help="only rows whose source column is this")
     ap.add_argument("--profile", type=Path, default=None, help="enrolled deck profile (.npz)")
+    ap.add_argument("--enrol-style", type=int, default=None,
+                    help="synthetic: render one printing (this seed), enrol it from table "
+                         "photos, then read the test photos through the profile")
     ap.add_argument("--enrol-group", default=None,
                     help="measure enrolment: enrol on this group's photos (kept in memory only), "
                          "test on the other rows")
@@ -476,10 +536,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.corners == "on" and args.deck == "uno":
         from vision.corner_index import CornerFusion
 
-        corners = CornerFusion.load(clf.classes, allowed)
+        corners = CornerFusion.load(clf.classes, allowed, balance=args.balance == "on",
+                                    colour=args.colour == "on")
     if str(args.labels).startswith("synthetic:"):
         print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count, clf, allowed,
-                                 corners, args.seed))
+                                 corners, args.seed, args.enrol_style))
         return 0
     rows = read_labels(args.labels)
     enrol_rows = [r for r in rows if r["group"] == args.enrol_group] if args.enrol_group else []
@@ -498,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     if enrol_rows:
         from vision.enrol import EnrolPhoto, enrol
 
-        adapter = enrol([EnrolPhoto(r["path"], r["code"]) for r in enrol_rows], clf)
+        adapter = enrol([EnrolPhoto(r["path"], r["code"]) for r in enrol_rows], clf, corners)
         print(f"enrolled {len(adapter.codes)} cards from group {args.enrol_group}; "
               f"testing on {len(rows)} other photos")
     print(evaluate_single_cards(rows, clf, allowed, adapter, corners).text())

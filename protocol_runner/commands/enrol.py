@@ -3,7 +3,8 @@
 PHOTOS is a folder of photos named by card code (``7R.jpg``, ``+2B.png``, ``7R_2.jpg`` for a
 second photo) or a ``labels.csv`` with columns image,code. Each photo shows one card. The command
 prints how the plain classifier read each photo (a mismatch is often a mislabelled photo: check
-it) and writes a small deck profile that recognition then blends in.
+it) and writes a small deck profile that recognition then blends in. For an UNO deck the profile
+also holds how the corner-index reader (``vision.corner_index``) reads each card's corners.
 """
 
 from __future__ import annotations
@@ -22,11 +23,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.classifier import DEFAULT_MODEL, CardClassifier
+    from vision.corner_index import CornerFusion
     from vision.enrol import enrol, enrolment_photos
+    from vision.synth.faces import UNO_FACE_CODES
 
     photos = enrolment_photos(args.photos)
     clf = CardClassifier.load(args.model or DEFAULT_MODEL)
-    profile = enrol(photos, clf)
+    uno = all(p.code in UNO_FACE_CODES for p in photos)
+    corners = CornerFusion.load(clf.classes, UNO_FACE_CODES) if uno else None
+    profile = enrol(photos, clf, corners)
     agree = 0
     for ph in profile.photos:
         ok = ph.read_as == ph.code
@@ -35,5 +40,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{ph.code:5s} read as {ph.read_as:5s} {ph.confidence:.2f} {mark}  {ph.path}")
     profile.save(args.out)
     print(f"enrolled {len(profile.codes)} cards from {len(photos)} photos "
-          f"(plain classifier agreed on {agree}); profile written to {args.out}")
+          f"(plain classifier agreed on {agree}; corners of {len(profile.corner_codes)}); "
+          f"profile written to {args.out}")
     return 0

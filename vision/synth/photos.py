@@ -105,3 +105,55 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
     photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.5, 2.0)))
     photo += rng.normal(0, rng.uniform(2, 8), photo.shape)
     return np.clip(photo, 0, 255).astype(np.uint8), quad
+
+
+def tint_light(photo: np.ndarray, rng: np.random.Generator, strength: float = 0.35
+               ) -> np.ndarray:
+    """``photo`` under strongly coloured light that the camera did not balance away: each
+    channel scaled by ``exp(u)``, ``u`` uniform in ±``strength`` (0.35: gains 0.70-1.42, a
+    tungsten bulb against a cool window, a green-tinted fluorescent tube), normalised so the
+    brightest channel keeps its level.
+
+    WHY: real webcams and phones tint (auto white balance is fooled by a wall of one colour, a
+    lamp, a screen); a red card under warm light must still read red. Applied to a finished
+    photo, so a tinted set holds exactly the scenes of its untinted one."""
+    gain = np.exp(rng.uniform(-strength, strength, 3))
+    out = photo.astype(np.float32) * (gain / gain.max())
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def tinted_held_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
+                      face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`held_card_photo` under strongly tinted light (:func:`tint_light`)."""
+    photo, quad = held_card_photo(code, rng, size, face)
+    return tint_light(photo, rng), quad
+
+
+def closeup_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
+                       face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A close-up of one card on a dark backdrop that it nearly or wholly fills: (BGR photo,
+    the card's full quad, which may reach beyond the photo on any side).
+
+    WHY: a phone held close over a card gives a photo that is nearly all card, upright or
+    across, sometimes cut on two or all four sides; a locator that needs a background around
+    the card finds nothing there, or a fragment (the oval, the field)."""
+    w, h = size
+    if face is None:
+        face = render_face(code, rng, size=(200, 300))
+    fh, fw = face.shape[:2]
+    back = np.empty((h, w, 3), np.float32)
+    back[:] = rng.uniform(5, 60, 3)
+    back += rng.normal(0, 4, back.shape)
+    across = rng.random() < 0.5  # the card's long side along the photo's width
+    long_side = (w if across else h) * rng.uniform(0.8, 1.3)
+    scale = long_side / fh
+    ang = np.radians(rng.uniform(-12, 12) + (90 if across else 0))
+    cx = w / 2 + rng.uniform(-0.08, 0.08) * w
+    cy = h / 2 + rng.uniform(-0.08, 0.08) * h
+    photo, quad = _lay_face(back, face, (cx, cy), scale, ang, 0.02, rng, cv2.INTER_LINEAR)
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)  # the phone's own shadow, uneven light
+    photo *= (1 + rng.uniform(-0.25, 0.25) * (xx / w - 0.5) + rng.uniform(-0.25, 0.25) *
+              (yy / h - 0.5))[..., None] * rng.uniform(0.75, 1.05)
+    photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.4, 1.5)))
+    photo += rng.normal(0, rng.uniform(2, 6), photo.shape)
+    return np.clip(photo, 0, 255).astype(np.uint8), quad
