@@ -449,8 +449,12 @@ def _classify(cnt: np.ndarray, p: float, edges: _Edges,
             found.extend(_split_long(col, edges, p, size))
         return True
     if (short > CARD_W_MM[1] or long_ > CARD_H_MM[1]) and fill > (0.7 if split else 0.88):
-        found.extend((q, False) for q in _split_wide(rect, p, size))
-        return True
+        pieces = _split_wide(rect, p, size)
+        # a blob no grid of whole cards fits (a block of cards with glare on the felt beside
+        # it) is no card as a whole: cut it along its dark lines like any other
+        if pieces or split:
+            found.extend((q, False) for q in pieces)
+            return True
     return split
 
 

@@ -4,8 +4,10 @@
 :class:`TableView` with the detections and the observation (:mod:`vision.layout`). It re-finds the
 mat every few frames, reuses the classifier's reading of a card that has not moved or changed
 (so a still table costs localisation only), and drops frames unprocessed while ``blind`` is set:
-the tracker never looks during a shuffle and never keeps a frame. A card the classifier is unsure
-of is settled by the rest of its frame (:mod:`vision.consistency`: one deck, one light, one font).
+the tracker never looks during a shuffle and never keeps a frame. A whole card's reading is
+fused with the reading of its printed corner indices (:mod:`vision.table_corners`), and a card
+the classifier is still unsure of is settled by the rest of its frame
+(:mod:`vision.consistency`: one deck, one light, one font).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from vision.consistency import frame_consistent
 from vision.detect import Located, crop_card, locate_cards
 from vision.geometry import DEFAULT_MAT, GeometryError, MatSpec, TableGeometry
 from vision.sources import Frame
+from vision.table_corners import fuse_table_card, read_table_corners
 
 CROP_SIZE = (80, 120)
 REUSE_MM = 3.0
@@ -105,7 +108,8 @@ class TableReader:
     ``columns`` is how many columns the runner expects in the work area (a prior for splitting
     bands of sideways-overlapping columns). ``strip`` is a
     :class:`vision.strip_classifier.StripClassifier`: when given, a covered card of a fanned
-    layout is read from its visible corner instead of its whole (mostly covered) crop.
+    layout is read from its visible corner instead of its whole (mostly covered) crop, and a
+    whole card's reading is fused with the readings of its two index corners.
     """
 
     classifier: Any
@@ -228,6 +232,11 @@ class TableReader:
             for i, p in zip(todo, fresh, strict=True):
                 probs[i] = np.asarray(p, np.float32)
             self._second_look(image, cards, probs, todo)
+            if self.strip is not None:  # the printed corner indices as a second witness
+                read = read_table_corners(self.strip, image, [cards[i].quad for i in todo])
+                for i, corners in zip(todo, read, strict=True):
+                    probs[i] = fuse_table_card(probs[i], corners, classes,  # type: ignore[arg-type]
+                                               self.strip.classes)
         # the frame's sure cards calibrate its unsure ones (one deck, one light, one font); the
         # cache keeps each card's own reading, so the frame's say is taken afresh whenever any
         # card is new, moved or gone, and reused when the very same cards lie there
