@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.classifier import WHITE_TARGET
+from vision.classifier import border_gain as classifier_border_gain
 
 COLOURS: tuple[str, ...] = ("R", "Y", "G", "B", "K")
 """Red, yellow, green, blue, and K for the black field of the wild cards."""
@@ -45,27 +46,15 @@ INSET = 0.1  # the field starts this far in from the crop's edge (past the white
 
 def border_gain(crop: np.ndarray, band: tuple[float, float] = (0.02, 0.08),
                 brightest: float = 0.3) -> np.ndarray:
-    """Per-channel gains (BGR) that make the card's border white (``WHITE_TARGET``): the median
-    of the ``brightest`` share of a ring ``band`` of the crop's size in from its edge, corrected
-    moderately (as :func:`vision.classifier.white_balance`: at most 0.7-1.4 times the grey gain,
-    since a border can be tinted by a coloured glare).
+    """Per-channel gains (BGR) that make the card's border white: the classifier's border
+    reference (:func:`vision.classifier.border_gain`) over the ``brightest`` share of a thinner
+    ring ``band``.
 
     WHY the brightest 30% of a thin ring: printed borders are 4.5-8.5% of the card's width, so a
     ring from 2 to 8% holds the field's colour on up to half its pixels, a rounded corner's table
     and a finger on some; the border is the brightest part of it. Gains are numbers so that they
     can be applied elsewhere too (the corner patches are cut from the photo, not the crop)."""
-    h, w = crop.shape[:2]
-    m = min(h, w)
-    a, b = max(1, int(round(band[0] * m))), max(2, int(round(band[1] * m)))
-    ring = np.zeros((h, w), bool)
-    ring[a:h - a, a:w - a] = True
-    ring[b:h - b, b:w - b] = False
-    px = crop[ring].astype(np.float32)
-    lum = px.sum(1)
-    ref = np.median(px[lum >= np.percentile(lum, 100 * (1 - brightest))], axis=0)
-    gain = np.clip(WHITE_TARGET / np.maximum(ref, 1.0), 0.6, 4.0)
-    grey = float(np.clip(WHITE_TARGET / max(float(ref.mean()), 1.0), 0.6, 4.0))
-    return np.clip(gain, grey * 0.7, grey * 1.4).astype(np.float32)
+    return classifier_border_gain(crop, band, 100.0 * (1.0 - brightest))
 
 
 def apply_gain(img: np.ndarray, gain: np.ndarray) -> np.ndarray:

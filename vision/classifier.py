@@ -45,10 +45,13 @@ def _check_crop(crop: Any, i: int) -> np.ndarray:
     return crop
 
 
-def white_balance(img: np.ndarray, band: tuple[float, float] = (0.03, 0.1)) -> np.ndarray:
-    """Scale each channel so the card's border (a ring ``band`` of the crop's size in from its
-    edge) becomes white. The brightest 60% of the ring is used so that a sliver of table inside
-    the crop, a rounded corner or a finger does not pull the reference down."""
+def border_gain(img: np.ndarray, band: tuple[float, float] = (0.03, 0.1),
+                above_percentile: float = 40.0) -> np.ndarray:
+    """Per-channel gains (BGR) that make the card's border white: the median of the ring ``band``
+    of the crop's size in from its edge, over its pixels brighter than ``above_percentile``, so
+    that a sliver of table inside the crop, a rounded corner or a finger does not pull the
+    reference down. The colour correction is kept moderate (0.7-1.4 times the grey gain): a
+    border can be tinted by a coloured glare."""
     h, w = img.shape[:2]
     m = min(h, w)
     a, b = max(1, int(round(band[0] * m))), max(2, int(round(band[1] * m)))
@@ -57,13 +60,16 @@ def white_balance(img: np.ndarray, band: tuple[float, float] = (0.03, 0.1)) -> n
     ring[b:h - b, b:w - b] = False
     px = img[ring].astype(np.float32)
     lum = px.sum(1)
-    bright = px[lum >= np.percentile(lum, 40)]
-    ref = np.median(bright, axis=0)
+    ref = np.median(px[lum >= np.percentile(lum, above_percentile)], axis=0)
     gain = np.clip(WHITE_TARGET / np.maximum(ref, 1.0), 0.6, 4.0)
-    # keep the colour correction moderate: a border can be tinted by a coloured glare
     grey = float(np.clip(WHITE_TARGET / max(ref.mean(), 1.0), 0.6, 4.0))
-    gain = np.clip(gain, grey * 0.7, grey * 1.4)
-    return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    return np.clip(gain, grey * 0.7, grey * 1.4).astype(np.float32)
+
+
+def white_balance(img: np.ndarray, band: tuple[float, float] = (0.03, 0.1)) -> np.ndarray:
+    """The crop scaled channel by channel so that its border becomes white (:func:`border_gain`
+    over the brightest 60% of the ring)."""
+    return np.clip(img.astype(np.float32) * border_gain(img, band), 0, 255).astype(np.uint8)
 
 
 def preprocess_crop(crop: np.ndarray, size: int) -> np.ndarray:
