@@ -15,6 +15,7 @@ from vision.photo_cards import (
     INDEX_CENTRE,
     card_quads,
     cut,
+    edge_contrast,
     index_squares,
     portrait,
 )
@@ -25,8 +26,11 @@ from vision.photo_detect import (
     NONE,
     PhotoImageError,
     PhotoReader,
+    corners_agree,
+    face_down,
     read_quad,
 )
+from vision.recognise import Detection
 
 needs_models = pytest.mark.skipif(
     not (DEFAULT_DETECTOR.is_file() and DEFAULT_CLASSIFIER.is_file()),
@@ -142,6 +146,19 @@ def test_read_quad(rows: list[np.ndarray], code: str | None, least: float, most:
     assert abs(dist.sum() - 1) < 1e-5
 
 
+@pytest.mark.parametrize(("rows", "code"), [
+    ([_p(AS=0.9), _p(AS=0.85), E, E], "AS"),                 # both corners, each ≥ 0.8
+    ([E, E, _p(QC=0.9), _p(QC=0.95)], "QC"),                 # the other quarter turn
+    ([_p(AS=0.9), _p(AS=0.6), E, E], None),                  # one of them unsure
+    ([_p(AS=0.9), _p(AC=0.9), E, E], None),                  # they name different codes
+    ([_p(**{TEN_H: 0.95}), E, E, E], None),                  # one corner alone is no agreement
+    ([_p(KD=0.9), _p(KD=0.9), _p(QS=0.99), _p(QS=0.99)], "QS"),  # the turn with more index
+    ([E, E, E, E], None),
+])
+def test_corners_agree(rows: list[np.ndarray], code: str | None) -> None:
+    assert corners_agree(np.array(rows), CORNER_CLASSES) == code
+
+
 @needs_models
 @pytest.mark.parametrize("image", [
     None, np.zeros((640, 640), np.uint8), np.zeros((8, 8, 3), np.uint8), "a.jpg",
@@ -187,3 +204,39 @@ def test_corner_parts_need_corners(argv: list[str], message: str,
 
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+DARK_CARD = _card((450, 300), (140, 196), 10)
+FACE_UP = _card((180, 300), (140, 196), -5)
+TABLE = (200, 190, 180)
+BACK_SCENE = _scene(TABLE, [(DARK_CARD, (30, 30, 35)), (FACE_UP, (245, 245, 245))])
+
+
+@pytest.mark.parametrize(("image", "quad", "least", "most"), [
+    (BACK_SCENE, DARK_CARD, 0.5, 1.0),                          # a dark card on a light table
+    (BACK_SCENE, FACE_UP, 0.1, 0.3),                            # a white card on it
+    (BACK_SCENE, _card((320, 560), (100, 140), 0), 0.0, 0.03),  # a patch of bare table
+    (BACK_SCENE, _card((-300, -300), (50, 70), 0), 0.0, 0.0),   # wholly outside the photo
+])
+def test_edge_contrast(image: np.ndarray, quad: np.ndarray, least: float, most: float) -> None:
+    assert least <= edge_contrast(image, quad) <= most
+
+
+def _face(quad: np.ndarray) -> Detection:
+    c = quad.mean(0)
+    return Detection("7H", 0.99, ((quad - c) * 1.15 + c).astype(np.float32))
+
+
+@pytest.mark.parametrize(("blank", "faces", "backs"), [
+    ([(DARK_CARD, 0.6)], [_face(FACE_UP)], 1),                              # a face-down card
+    ([(DARK_CARD, 0.6)], [], 0),                                  # no face-up card: no size
+    ([(_card((450, 300), (60, 84), 10), 0.6)], [_face(FACE_UP)], 0),        # too small
+    ([(_card((320, 300), (400, 560), 0), 0.6)], [_face(FACE_UP)], 0),       # too large
+    ([(_card((190, 300), (140, 196), 0), 0.6)], [_face(FACE_UP)], 0),       # on the face-up card
+    ([(_card((320, 520), (140, 196), 90), 0.6)], [_face(FACE_UP)], 0),      # bare table
+    ([], [_face(FACE_UP)], 0),
+])
+def test_face_down_cards(blank: list, faces: list[Detection], backs: int) -> None:
+    found = face_down(BACK_SCENE, blank, faces)
+    assert len(found) == backs
+    assert all(d.code == "BACK" and d.confidence == 0.6 for d in found)

@@ -143,6 +143,28 @@ def card_quads(image: np.ndarray, overlap: float = 0.5) -> list[CardQuad]:
     return kept
 
 
+def edge_contrast(image: np.ndarray, quad: np.ndarray, band: float = 0.06) -> float:
+    """How much the outline's rim differs from what lies just outside it: the mean brightness
+    of the band just inside the outline minus that of the band just outside, absolute, over 255.
+
+    WHY: a card lying on a table is an object with an edge — its border is lighter or darker
+    than the table around it. An outline carved out of one surface by a threshold (a patch of
+    table, a wall, a shadow's edge) has about the same brightness on both sides of its rim.
+    It tells a face-down card from empty table where no index says which it is."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    c = q.mean(0)
+    masks = []
+    for f in (1 - band, 1.0, 1 + band):
+        m = np.zeros(gray.shape, np.uint8)
+        cv2.fillConvexPoly(m, np.round((q - c) * f + c).astype(np.int32), 1)
+        masks.append(m > 0)
+    inside, outside = masks[1] & ~masks[0], masks[2] & ~masks[1]
+    if not inside.any() or not outside.any():
+        return 0.0
+    return abs(float(gray[inside].mean()) - float(gray[outside].mean())) / 255
+
+
 # ----------------------------------------------------------------------------- index crops
 
 CARD_W, CARD_H = 250.0, 350.0
