@@ -3,9 +3,12 @@
 WHY classical: single-card photos (enrolment photos, the real UNO measurement set) need no
 detector. A card is the most card-shaped bright or colourful blob: several cheap segmentations
 (edges, the brightest region, the most saturated region, which for UNO cards is the coloured field
-inside the white border) each propose a rotated rectangle; proposals are scored by how much of the
-image they fill, how close their aspect is to a card's, how rectangular the blob is and whether a
-white border runs just inside its edge (:func:`border_contrast`), and the best one is rectified.
+inside the white border, and the whitest pixels, which hold the card's border) each propose a
+rotated rectangle; proposals are scored by how much of the image they fill, how close their
+aspect is to a card's, how rectangular the blob is and whether a white border runs just inside
+its edge (:func:`border_contrast`), and the best one is rectified. The photo is first partly
+white-balanced by its brightest pixels (:func:`white_patch`), and the fill of an edge or bright
+blob is measured by its convex hull (fingers bite into a held card's outline).
 A proposal from the coloured field is grown by the border's width. When nothing card-shaped is
 found, a fallback box of the whole photo stands for a card that fills it (a close-up): its
 corners lie outside the photo, so the corner reader leaves them out.
@@ -78,17 +81,30 @@ def rectify(img: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CROP_SIZE
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _rect(cnt: np.ndarray, grow: float = 1.0) -> tuple[np.ndarray, float]:
+def _rect(cnt: np.ndarray, grow: float = 1.0, shape: tuple[int, int] | None = None,
+          convex: bool = False) -> tuple[np.ndarray, float]:
     """Rotated bounding box of a contour (optionally grown, more across than along) and how
-    much of that box the contour fills."""
-    area = cv2.contourArea(cnt)
+    much of that box's part inside a photo of ``shape`` the contour (its convex hull if
+    ``convex``) fills.
+
+    WHY inside the photo: the box of a card cut off by the photo's edge reaches beyond it at
+    a tilt; the blob cannot fill what is not in the photo. WHY the hull: fingers holding a card
+    bite notches into its blob, and a card is convex; not for the coloured field, whose pieces
+    are crescents round the oval that their hulls would pass off as whole cards."""
+    area = cv2.contourArea(cv2.convexHull(cnt) if convex else cnt)
     (cx, cy), (w, h), a = cv2.minAreaRect(cnt)
-    fill = area / max(w * h, 1e-6)
+    box_area = w * h
+    if shape is not None:
+        photo = np.float32([[0, 0], [shape[1], 0], [shape[1], shape[0]], [0, shape[0]]])
+        inter, _ = cv2.intersectConvexConvex(cv2.boxPoints(((cx, cy), (w, h), a)), photo)
+        box_area = min(box_area, inter) if inter > 0 else box_area
+    fill = min(area / max(box_area, 1e-6), 1.0)
     gl = 1 + (grow - 1) * 0.7
     size = (w * grow, h * gl) if w < h else (w * gl, h * grow)
     return cv2.boxPoints(((cx, cy), size, a)), fill
 
 
+WHITE_LEVEL = 0.85  # of the photo's whitest level: what counts as a card's white border
 FRAME_FILL = 0.5  # the fill credited to the fallback box of a card that fills the photo
 
 
@@ -104,7 +120,12 @@ def _masks(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     _, bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     sat = cv2.GaussianBlur(hsv[..., 1], (5, 5), 0)
     _, colour = cv2.threshold(sat, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    return [("edges", filled, 1.0), ("bright", bright, 1.0), ("colour", colour, 1.1)]
+    # the card's white border: the photo's whitest pixels (white in every channel), which a
+    # hazy webcam's light wall, a head or a hand beside the card do not reach
+    white = small.min(axis=2)
+    ring = (white >= WHITE_LEVEL * np.percentile(white, 99.5)).astype(np.uint8) * 255
+    return [("edges", filled, 1.0), ("bright", bright, 1.0), ("colour", colour, 1.1),
+            ("white", ring, 1.0)]
 
 
 def _same_hue(pieces: list[np.ndarray], hsv: np.ndarray, tol: float = 12.0) -> list[np.ndarray]:
@@ -133,7 +154,7 @@ def _proposals(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cnts = sorted(cnts, key=cv2.contourArea, reverse=True)
         for cnt in cnts[:3]:
-            box, fill = _rect(cnt, grow)
+            box, fill = _rect(cnt, grow, (h, w), convex=name in ("bright", "edges"))
             out.append((name, box, fill))
         # an UNO field is cut in two by its ellipse: the hull of the big pieces is the field
         big = [c for c in cnts if cv2.contourArea(c) > 0.01 * h * w]
@@ -212,15 +233,36 @@ def border_contrast(small: np.ndarray, box: np.ndarray) -> float:
     return float(np.clip((np.median(a) - np.median(b)) / 60.0, -1.0, 1.0))
 
 
+WHITE_PERCENTILE = 98.0  # the level of each channel taken for white (see white_patch)
+
+
+def white_patch(small: np.ndarray) -> np.ndarray:
+    """``small`` with each channel's bright end (``WHITE_PERCENTILE``) moved half-way (in
+    ratio) towards the brightest channel's: the photo's whitest things (a card's border among
+    them) come out nearer grey-white.
+
+    WHY: under a tinted lamp or an unbalanced webcam a white border is not white (its darkest
+    channel, the border cue, sinks) and a wall takes on the card field's saturation; the
+    segmentations and the border score assume white is white. WHY half-way: the brightest
+    thing in a webcam frame may be a coloured wall, not the card; a full correction would then
+    tint the card's border instead. Only the channels' ratios change (the brightest channel
+    keeps its level)."""
+    level = np.percentile(small.reshape(-1, 3), WHITE_PERCENTILE, axis=0).astype(np.float32)
+    gain = np.sqrt(level.max() / np.maximum(level, 1.0))
+    return np.clip(small.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
 def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     """Every proposal as (method, quad in image pixels ordered portrait, score: geometry and
     a white border), best score first."""
     if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3:
         raise SingleCardError("expected a BGR image of shape (H, W, 3)")
     h, w = img.shape[:2]
+    if h == 0 or w == 0:
+        raise SingleCardError(f"the image is empty ({h}×{w} pixels)")
     scale = WORK_SIDE / max(h, w)
-    small = cv2.resize(img, (max(1, int(w * scale)), max(1, int(h * scale))),
-                       interpolation=cv2.INTER_AREA)
+    small = white_patch(cv2.resize(img, (max(1, int(w * scale)), max(1, int(h * scale))),
+                                   interpolation=cv2.INTER_AREA))
     out = []
     for name, box, fill in _proposals(small):
         score = _score(box, fill, small.shape[:2])

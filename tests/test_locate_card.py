@@ -1,0 +1,121 @@
+"""The single-card locator: partial white balance, hull fill, tinted and fingered cards."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.single_card import (
+    SingleCardError,
+    _quad_iou,
+    _rect,
+    candidates,
+    locate_card,
+    white_patch,
+)
+from vision.synth.photos import held_card_photo, single_card_photo, tint_light
+
+
+def _tinted(img: np.ndarray, gain: tuple[float, float, float]) -> np.ndarray:
+    return np.clip(img * np.array(gain), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("gain", [
+    (1.0, 1.0, 1.0),     # untinted: left as it is
+    (0.55, 0.8, 1.0),    # tungsten: blue sunk
+    (1.0, 0.85, 0.6),    # a cool window
+    (0.7, 1.0, 0.7),     # a green fluorescent tube
+])
+def test_white_patch_moves_white_half_way_back(gain):
+    img = np.full((60, 80, 3), 60, np.uint8)
+    img[10:50, 20:60] = 230  # a white card border in a dark room
+    tinted = _tinted(img, gain)
+    out = white_patch(tinted)
+    white_in, white_out = tinted[30, 40].astype(float), out[30, 40].astype(float)
+    assert out.dtype == np.uint8 and out.shape == tinted.shape
+    assert white_out.max() == pytest.approx(white_in.max(), abs=1)  # brightest channel kept
+    spread_in = np.log(white_in.max() / white_in.min())
+    spread_out = np.log(white_out.max() / white_out.min())
+    assert spread_out == pytest.approx(spread_in / 2, abs=0.03)
+
+
+def test_white_patch_of_a_black_photo_is_black():
+    assert not white_patch(np.zeros((8, 8, 3), np.uint8)).any()
+
+
+def _notched_card() -> np.ndarray:
+    """Outline of an upright 100×155 card with a finger's notch bitten into its lower edge."""
+    return np.array([[100, 100], [200, 100], [200, 255], [170, 255], [160, 200], [140, 200],
+                     [130, 255], [100, 255]], np.int32).reshape(-1, 1, 2)
+
+
+@pytest.mark.parametrize(("contour", "shape", "convex", "fill"), [
+    (_notched_card(), None, False, (0.85, 0.95)),           # the notch counts against it
+    (_notched_card(), None, True, (0.99, 1.0)),             # a card is convex: the hull fills
+    # a card running off the photo's bottom: its box is measured inside the photo only
+    (np.array([[100, 300], [200, 300], [200, 480], [100, 480]]).reshape(-1, 1, 2),
+     (480, 640), False, (0.99, 1.0)),
+])
+def test_rect_fill(contour, shape, convex, fill):
+    _, f = _rect(contour, 1.0, shape, convex)
+    assert fill[0] <= f <= fill[1]
+
+
+@pytest.mark.parametrize("gain", [
+    (1.0, 1.0, 1.0),
+    (0.5, 0.8, 1.0),
+    (1.0, 0.8, 0.5),
+    (0.65, 1.0, 0.6),
+])
+def test_a_card_on_a_table_is_found_under_any_light(gain):
+    img, quad = single_card_photo("5G", np.random.default_rng(41))
+    tinted = _tinted(img, gain)
+    assert _quad_iou(locate_card(tinted).quad, quad, img.shape) > 0.85
+
+
+def test_a_card_held_between_fingers_is_found():
+    """A card on a light wall with three fingers over its lower edge: the card, not a piece."""
+    img, quad = single_card_photo("7B", np.random.default_rng(3))
+    img = img.copy()
+    bottom = quad[2:].mean(0)
+    half = np.linalg.norm(quad[1] - quad[0]) / 2
+    for dx in (-0.6, 0.0, 0.6):
+        centre = (int(bottom[0] + dx * half), int(bottom[1] - 0.1 * half))
+        cv2.ellipse(img, centre, (int(0.2 * half), int(0.5 * half)), 0, 0, 360,
+                    (120, 150, 200), -1)
+    assert _quad_iou(locate_card(img).quad, quad, img.shape) > 0.8
+
+
+def test_held_up_cards_are_found_by_their_white_border():
+    """Rendered webcam frames (a light wall, a head, fingers, haze; seeds not used in
+    development): the whitest pixels outline the card where the other segmentations join it to
+    the head or the hand (0.67 of these before the white-border proposal, 0.92 with it)."""
+    ious = []
+    for i in range(12):
+        img, quad = held_card_photo("6Y", np.random.default_rng([32, i]))
+        ious.append(_quad_iou(locate_card(img).quad, quad, img.shape))
+    assert np.mean(np.array(ious) > 0.8) >= 0.8, np.round(ious, 2)
+
+
+def test_held_up_cards_under_tinted_light_are_found():
+    """Rendered webcam frames under strong coloured light (seeds not used in development):
+    the white balance keeps most of them found (`python -m vision.single_card
+    synthetic:tinted`)."""
+    ious = []
+    for i in range(12):
+        rng = np.random.default_rng([31, i])
+        img, quad = held_card_photo("3R", rng)
+        ious.append(_quad_iou(locate_card(tint_light(img, rng)).quad, quad, img.shape))
+    assert np.mean(np.array(ious) > 0.8) >= 0.6, np.round(ious, 2)
+
+
+@pytest.mark.parametrize(("image", "message"), [
+    (np.zeros((10, 10), np.uint8), "BGR image"),
+    (np.zeros((10, 10, 4), np.uint8), "BGR image"),
+    ([[0, 0, 0]], "BGR image"),
+    (np.zeros((0, 0, 3), np.uint8), "empty"),
+])
+def test_bad_images_get_a_clear_error(image, message):
+    with pytest.raises(SingleCardError, match=message):
+        candidates(image)
