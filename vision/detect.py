@@ -51,6 +51,17 @@ PLACE_MIN_EDGE = 40.0
 a few grey levels all round; the soft shading of a hand or a sleeve stays below it."""
 PLACE_WEAKEST = 0.3
 """A placed card's outline must be at least this share as strong as the blob's best one."""
+FELT_TINT = 0.5
+"""Least chroma (max - min channel), as a share of the frame's felt's, of a pixel with the felt's
+hue that counts as felt-tinted: glare adds white light, which leaves the felt's chroma as it was
+(until a channel clips); a card's white under a mild violet cast stays below it."""
+FELT_SHARE_MAX = 0.7
+"""Most of a found card's quad without a card's outline that may be felt-tinted
+(:func:`felt_share`): a glare patch on the felt is felt through and through (0.84 and 0.90 on
+tuning seeds 11,200,218 and 11,600,024). Colour alone does not settle it: under a strong violet
+cast real cards reach it too (UNO faces 0.46 at most on 11,200,100+; standard faces up to 0.98
+on 11,600,000+), but they show a card's white-bordered outline all round (77 and more, against
+``PLACE_MIN_EDGE`` = 40), the patches do not (18 and 23): both are asked for."""
 DUPLICATE_MM = 8.0
 """Two found cards whose centres lie closer than this are one card found twice (no fanned
 layout steps by less than ``MIN_PITCH_MM``)."""
@@ -102,8 +113,7 @@ def card_mask(top: np.ndarray) -> np.ndarray:
     violet = cv2.inRange(hsv, (122, 81, 0), (165, 255, 255))
     # glare adds white light: saturation drops but the felt's chroma (max - min channel) stays;
     # a bright, still clearly violet pixel is felt under glare, not a white card
-    b, g, r = cv2.split(top)
-    chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+    chroma = _chroma(top)
     glare = cv2.inRange(hsv, (124, 40, 170), (160, 255, 255)) & cv2.inRange(chroma, 55, 255)
     violet |= glare
     v = hsv[..., 2]
@@ -502,6 +512,7 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     mask = _fill_holes(mask)
     gray = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)
     edges = _Edges(gray)
+    felt_chroma = _felt_chroma(top, zones & cv2.bitwise_not(mask))
     found: list[tuple[np.ndarray, bool]] = []
     pending = [cnt for cnt in _contours(mask) if not _classify(cnt, p, edges, found)]
     n_single = len(found)
@@ -588,6 +599,9 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         # felt is cut into card-sized pieces whose sensor noise passes for print
         if on_card < (SINGLE_ON_CARD if k < n_single else PIECE_ON_CARD):
             continue
+        if (k < len(found) and felt_share(q_top, top, felt_chroma) > FELT_SHARE_MAX
+                and outline_strength(q_top, edges, size, p) < PLACE_MIN_EDGE):
+            continue  # felt all over and no card's outline all round: felt whitened by glare
         if (k < len(found) and (k >= n_single or on_card < PIECE_ON_CARD)
                 and (plain(k) or (k >= n_single and not covered))
                 and outline_strength(q_top, edges, size, p) < OUTLINE_MIN):
@@ -1013,6 +1027,44 @@ def _detail(quad: np.ndarray, gray: np.ndarray) -> float:
     cv2.fillConvexPoly(piece, np.round(quad - [x0, y0]).astype(np.int32), 255)
     lap = cv2.convertScaleAbs(cv2.Laplacian(gray[y0:y1, x0:x1], cv2.CV_16S))
     return float(cv2.mean(lap, piece)[0])
+
+
+def _chroma(bgr: np.ndarray) -> np.ndarray:
+    b, g, r = cv2.split(bgr)
+    return cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+
+
+def _felt_chroma(top: np.ndarray, felt: np.ndarray) -> float:
+    """Median chroma of the felt (``felt`` > 0) in the top-down view, read on every 4th pixel."""
+    values = _chroma(top[::4, ::4])[felt[::4, ::4] > 0]
+    return float(np.median(values)) if values.size else 0.0
+
+
+def felt_share(quad: np.ndarray, top: np.ndarray, felt_chroma: float) -> float:
+    """Share of a quad (top-down px) of the colour top-down view that is felt-tinted: the felt's
+    violet hue with at least :data:`FELT_TINT` of the felt's chroma ``felt_chroma``.
+
+    WHY: a glare patch on the felt is a smooth, bright, card-sized blob; the mask takes its
+    washed-out middle for card, and a patch lying against a zone line or a card borrows that
+    line as an outline, so neither the outline nor (in a frame of plain backs) the print tells
+    it from a face-down card. Its colour does: glare adds white light to the felt, which keeps
+    its hue and chroma however pale, while cards print little violet (:func:`card_mask`).
+    Measured against the frame's own felt, so that a violet colour cast on a card's white
+    border does not count. A blue back under a violet cast comes close: ``locate_cards`` asks
+    for a card's outline (``PLACE_MIN_EDGE``, strong on any card's white border) to be missing
+    too before it drops a blob as glare.
+    """
+    H, W = top.shape[:2]
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [W, H])
+    if x1 <= x0 or y1 <= y0 or felt_chroma <= 0:
+        return 0.0
+    roi = top[y0:y1, x0:x1]
+    piece = np.zeros(roi.shape[:2], np.uint8)
+    cv2.fillConvexPoly(piece, np.round(quad - [x0, y0]).astype(np.int32), 255)
+    hue = cv2.inRange(cv2.cvtColor(roi, cv2.COLOR_BGR2HSV), (122, 0, 0), (165, 255, 255))
+    tinted = hue & cv2.compare(_chroma(roi), FELT_TINT * felt_chroma, cv2.CMP_GT) & piece
+    return cv2.countNonZero(tinted) / max(cv2.countNonZero(piece), 1)
 
 
 def _unexpected_cards(mask: np.ndarray, explained: np.ndarray, edges: _Edges,
