@@ -17,12 +17,9 @@ def single_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
                       face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(BGR photo of ``size`` = (W, H), the card's quad clockwise from its top-left corner)."""
     w, h = size
-    if face is None:
-        face = render_face(code, rng, size=(200, 300))
+    face = _face(code, rng, face)
     fh, fw = face.shape[:2]
-    table = np.empty((h, w, 3), np.float32)
-    table[:] = rng.uniform(20, 110, 3)
-    table += rng.normal(0, 6, table.shape)
+    table = _plain_backdrop(size, rng, (20, 110), 6)
     scale = rng.uniform(0.45, 0.75) * h / fh
     cx, cy = w / 2 + rng.uniform(-0.1, 0.1) * w, h / 2 + rng.uniform(-0.08, 0.08) * h
     ang = np.radians(rng.uniform(-40, 40))
@@ -58,8 +55,7 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
     the big central symbol) and the webcam washes them out; a locator tuned on cards lying on a
     table picks a fragment there. The quad may reach outside the frame."""
     w, h = size
-    if face is None:
-        face = render_face(code, rng, size=(200, 300))
+    face = _face(code, rng, face)
     fh, fw = face.shape[:2]
     wall = rng.uniform(120, 235, 3) * rng.uniform(0.8, 1.0)
     photo = np.empty((h, w, 3), np.float32)
@@ -138,12 +134,9 @@ def closeup_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int
     across, sometimes cut on two or all four sides; a locator that needs a background around
     the card finds nothing there, or a fragment (the oval, the field)."""
     w, h = size
-    if face is None:
-        face = render_face(code, rng, size=(200, 300))
+    face = _face(code, rng, face)
     fh, fw = face.shape[:2]
-    back = np.empty((h, w, 3), np.float32)
-    back[:] = rng.uniform(5, 60, 3)
-    back += rng.normal(0, 4, back.shape)
+    back = _plain_backdrop(size, rng, (5, 60), 4)
     across = rng.random() < 0.5  # the card's long side along the photo's width
     long_side = (w if across else h) * rng.uniform(0.8, 1.3)
     scale = long_side / fh
@@ -157,3 +150,19 @@ def closeup_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int
     photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.4, 1.5)))
     photo += rng.normal(0, rng.uniform(2, 6), photo.shape)
     return np.clip(photo, 0, 255).astype(np.uint8), quad
+
+
+def _face(code: str, rng: np.random.Generator, face: np.ndarray | None) -> np.ndarray:
+    """The given face, or one rendered for ``code`` at the photos' face size."""
+    return render_face(code, rng, size=(200, 300)) if face is None else face
+
+
+def _plain_backdrop(size: tuple[int, int], rng: np.random.Generator, level: tuple[float, float],
+                    noise: float) -> np.ndarray:
+    """A plain surface of ``size`` = (W, H): one random colour per channel in ``level``, with
+    sensor noise of standard deviation ``noise`` (float32, unclipped)."""
+    w, h = size
+    back = np.empty((h, w, 3), np.float32)
+    back[:] = rng.uniform(*level, 3)
+    back += rng.normal(0, noise, back.shape)
+    return back
