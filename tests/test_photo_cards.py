@@ -196,6 +196,8 @@ def test_the_reader_trainer_exports_what_the_reader_loads(tmp_path: Path) -> Non
 @pytest.mark.parametrize(("argv", "message"), [
     (["train", "--part", "reader"], "add --corners"),
     (["train", "--part", "detector"], "add --corners"),
+    (["train", "--corners", "--part", "card"], "not a part of the corner models"),
+    (["train", "--corners", "--part", "strip"], "not a part of the corner models"),
 ])
 def test_corner_parts_need_corners(argv: list[str], message: str,
                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -37,7 +37,6 @@ class CardQuad:
 
     quad: np.ndarray
     fill: float
-    source: str
 
     @property
     def area(self) -> float:
@@ -99,7 +98,9 @@ def _sides_ok(quad: np.ndarray) -> bool:
                 and min(sides[1], sides[3]) / max(sides[1], sides[3]) > 0.6)
 
 
-def _order(quad: np.ndarray) -> np.ndarray:
+def clockwise(quad: np.ndarray) -> np.ndarray:
+    """The corners by angle about their centre (clockwise on screen), float32: the order of
+    :func:`card_quads`' outlines, which :func:`index_squares` starts from."""
     c = quad.mean(0)
     ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
     return quad[np.argsort(ang)].astype(np.float32)
@@ -123,7 +124,7 @@ def candidates(image: np.ndarray) -> list[CardQuad]:
             quad, fill = got
             if fill < MIN_FILL or not _sides_ok(quad):
                 continue
-            out.append(CardQuad(_order(quad), min(fill, 1.0), name))
+            out.append(CardQuad(clockwise(quad), min(fill, 1.0)))
     return out
 
 

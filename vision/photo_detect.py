@@ -44,7 +44,7 @@ CORNER_SIZE = 48
 """Side of the square corner crop (the classifier's input is resized from it)."""
 CORNER_MARGIN = 1.25
 """The crop is this many times the index box's longer side: a little of the card around it."""
-NEUTRAL = 1.0 / 53
+NEUTRAL = 1.0 / (len(CORNER_CLASSES) - 1)
 """What a corner read as ``none`` says about each code: nothing (a uniform share)."""
 OUTLINE_GROW = 1.15
 """A card's quad is its outline grown by this factor about its centre: an outline found may be a
@@ -333,18 +333,25 @@ class PhotoReader:
         quads = [q.quad for q in card_quads(image)]
         crops = [cut(image, sq, CORNER_SIZE) for q in quads for sq in index_squares(q)]
         probs = self.classifier.classify(crops)
-        whole, back = self.whole_card(image, quads)
+        none = self.classes.index(NONE)
+        reads = [read_quad(probs[4 * i:4 * i + 4], self.classes) for i in range(len(quads))]
+        # the whole-card classifier reads only the outlines whose reading is used: those read
+        # as a card, and those with no index in any corner (maybe a face-down card)
+        row = {i: j for j, i in enumerate(
+            i for i, (code, _, _) in enumerate(reads)
+            if code is not None or 1 - probs[4 * i:4 * i + 4, none].min() <= BACK_MAX_INDEX)}
+        whole, back = self.whole_card(image, [quads[i] for i in row])
         found = []
         blank = []
-        none = self.classes.index(NONE)
-        for i, quad in enumerate(quads):
-            code, conf, dist = read_quad(probs[4 * i:4 * i + 4], self.classes)
+        for i, j in row.items():
+            quad = quads[i]
+            code, conf, dist = reads[i]
             if code is None:
-                if back[i] >= BACK_MIN and 1 - probs[4 * i:4 * i + 4, none].min() <= BACK_MAX_INDEX:
-                    blank.append((quad, float(back[i])))
+                if back[j] >= BACK_MIN:
+                    blank.append((quad, float(back[j])))
                 continue
             if whole is not None:
-                dist = dist * np.power(whole[i], WHOLE_WEIGHT)
+                dist = dist * np.power(whole[j], WHOLE_WEIGHT)
                 dist = (dist / max(float(dist.sum()), 1e-12)).astype(np.float32)
                 k = int(np.argmax(dist))
                 code, conf = self.classes[k], float(dist[k])

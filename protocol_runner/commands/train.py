@@ -54,12 +54,15 @@ def run(args: argparse.Namespace) -> int:
         ) from exc
     from vision.train.classifier import train_classifier
 
+    if args.part in ("detector", "reader") and not args.corners:
+        raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
+    if args.part in ("card", "strip") and args.corners:
+        raise ValueError(f"--part {args.part} is not a part of the corner models: with "
+                         "--corners give --part all, detector or reader")
     recipe = QUICK if args.quick else FULL
     out = args.out or (args.runs / "quick" if args.quick else Path("models"))
     out.mkdir(parents=True, exist_ok=True)
     args.runs.mkdir(parents=True, exist_ok=True)
-    if args.part in ("detector", "reader") and not args.corners:
-        raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
     if args.corners:
         from vision.train.corners import DEFAULT_PHOTOS, train_corners
 
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             out, (args.runs / "corners").resolve(), args.photos or DEFAULT_PHOTOS,
             quick=args.quick, epochs=args.epochs, workers=args.workers,
             log=lambda m: print(f"cardtable train: {m}", file=sys.stderr),
-            part=args.part if args.part in ("detector", "reader") else "all")
+            part=args.part)
         if "val_top1" in corner_meta:
             print(f"corner classifier: validation top-1 {corner_meta['val_top1']} on "
                   f"{corner_meta['val_crops']} real crops, temperatures "

@@ -27,9 +27,9 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from protocol_runner.cards import RANKS, SUITS
-from vision.photo_cards import CARD_H, CARD_W, cut, index_squares
+from vision.photo_cards import CARD_H, CARD_W, clockwise, cut, index_squares
 from vision.photo_detect import CORNER_SIZE, NONE, corner_crop
-from vision.synth.faces import ASSETS, FONT_FILES
+from vision.synth.faces import ASSETS, FONT_FILES, _font
 
 FACE = (int(CARD_W), int(CARD_H))
 """Face size (W, H) in px: the rectified card frame of :mod:`vision.photo_cards`."""
@@ -64,11 +64,6 @@ def jitter_box(box: Box, rng: np.random.Generator) -> Box:
 
 
 # ----------------------------------------------------------------------------- faces
-
-
-@lru_cache(maxsize=8)
-def _font(index: int, px: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(ASSETS / "fonts" / FONT_FILES[index]), px)
 
 
 @lru_cache(maxsize=64)
@@ -284,12 +279,6 @@ def _camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def _order(quad: np.ndarray) -> np.ndarray:
-    """Corners by angle about their centre, as :func:`vision.photo_cards.card_quads` gives them."""
-    c = quad.mean(0)
-    return quad[np.argsort(np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0]))]
-
-
 def scene_crops(code: str, rng: np.random.Generator) -> Iterator[tuple[str, np.ndarray]]:
     """(label, :data:`CORNER_SIZE`-px crop) pairs of one rendered photo of ``code``: both
     printed indices cut as the detector's boxes would be, and the outline's index squares
@@ -314,7 +303,7 @@ def scene_crops(code: str, rng: np.random.Generator) -> Iterator[tuple[str, np.n
                 float(p[:, 1].max()))
         yield code, corner_crop(photo, jitter_box(aabb, rng))
     size = float(np.sqrt(cv2.contourArea(quad)))
-    outline = _order(quad + rng.normal(0, 0.02 * size, quad.shape).astype(np.float32))
+    outline = clockwise(quad + rng.normal(0, 0.02 * size, quad.shape).astype(np.float32))
     for square in index_squares(outline):
         holds = any(cv2.pointPolygonTest(square.reshape(-1, 1, 2), (float(c[0]), float(c[1])),
                                          False) >= 0 for c in centres)

@@ -177,12 +177,11 @@ def _quad_crops(image: np.ndarray, boxes: list[tuple[str, tuple[float, float, fl
     """The four index crops of a card outline (:func:`vision.photo_cards.index_squares`), each
     labelled with the code of the labelled index whose centre it holds, else ``none``: exactly
     what the reader cuts at run time, so the network learns the crops it will be shown."""
+    centres = [(code, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)) for code, b in boxes]
     out = []
     for square in index_squares(quad):
-        inside = [(float(np.hypot(*(square.mean(0) - ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)))),
-                   code) for code, b in boxes
-                  if cv2.pointPolygonTest(square.reshape(-1, 1, 2),
-                                          ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), False) >= 0]
+        inside = [(float(np.hypot(*(square.mean(0) - c))), code) for code, c in centres
+                  if cv2.pointPolygonTest(square.reshape(-1, 1, 2), c, False) >= 0]
         code = min(inside)[1] if inside else NONE
         out.append((code, cut(image, square, CORNER_SIZE)))
     return out

@@ -232,10 +232,10 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     train_pool = face_pool(0, styles)
     write_folder(make_patches(train_pool, per_class, 1, single), data / "train")
     val_pool = face_pool(1, 3)
-    held_out = make_patches(val_pool, max(20, per_class // 10), 2)
-    held_single = {c: v[len(held_out[c]):] for c, v in
-                   make_patches(val_pool, max(20, per_class // 10), 2,
-                                max(20, single // 5) if single else 0).items()}
+    fanned = max(20, per_class // 10)
+    held = make_patches(val_pool, fanned, 2, max(20, single // 5) if single else 0)
+    held_out = {c: v[:fanned] for c, v in held.items()}
+    held_single = {c: v[fanned:] for c, v in held.items()}
     write_folder(held_out, data / "val")
     if log:
         print(f"strip data: {len(STRIP_CLASSES)} classes × {per_class} patches rendered in "
