@@ -103,17 +103,15 @@ def test_fuse(card, corners, winner):
 def test_a_rendered_card_is_read_by_both_corners(fusion: CornerFusion):
     face = canonical_face("7G", (228, 352))
     img, quad = single_card_photo("7G", np.random.default_rng(3), face=face)
-    reading = read_corners(fusion.strip, img, quad)
-    assert reading.seen == (True, True)
-    codes = [fusion.strip.classes[int(np.argmax(p))] for p in reading.probs]
+    (probs,) = read_corners(fusion.strip, img, [quad])
+    codes = [fusion.strip.classes[int(np.argmax(p))] for p in probs]
     assert codes == ["7G", "7G"]
 
 
 def test_a_corner_outside_the_photo_is_not_read(fusion: CornerFusion):
     img = np.full((480, 640, 3), 200, np.uint8)
-    reading = read_corners(fusion.strip, img, _box(-100, -150, 100, 160))
-    assert reading.seen == (False, True)
-    assert np.isnan(reading.probs[0]).all() and not np.isnan(reading.probs[1]).any()
+    (probs,) = read_corners(fusion.strip, img, [_box(-100, -150, 100, 160)])
+    assert np.isnan(probs[0]).all() and not np.isnan(probs[1]).any()
 
 
 def test_the_corner_reader_knows_only_uno(clf: CardClassifier):
@@ -165,8 +163,8 @@ def test_white_balance_gives_tinted_corners_back_their_index(fusion: CornerFusio
     tinted = np.clip(img * np.array([0.45, 0.8, 1.0]), 0, 255).astype(np.uint8)
     gain = border_gain(rectify(tinted, order_portrait(quad), (100, 150)))
     assert gain[0] > 1.5 * gain[2]  # blue lifted against red
-    reading = read_corners(fusion.strip, tinted, quad, gain)
-    assert [fusion.strip.classes[int(np.argmax(p))] for p in reading.probs] == ["+2B", "+2B"]
+    (probs,) = read_corners(fusion.strip, tinted, [quad], gain)
+    assert [fusion.strip.classes[int(np.argmax(p))] for p in probs] == ["+2B", "+2B"]
 
 
 @pytest.mark.parametrize("kind", ["tinted", "closeup"])

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.classifier import WHITE_TARGET
+from vision.classifier import WHITE_TARGET, apply_gain
 from vision.classifier import border_gain as classifier_border_gain
 
 COLOURS: tuple[str, ...] = ("R", "Y", "G", "B", "K")
@@ -55,11 +55,6 @@ def border_gain(crop: np.ndarray, band: tuple[float, float] = (0.02, 0.08),
     and a finger on some; the border is the brightest part of it. Gains are numbers so that they
     can be applied elsewhere too (the corner patches are cut from the photo, not the crop)."""
     return classifier_border_gain(crop, band, 100.0 * (1.0 - brightest))
-
-
-def apply_gain(img: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """``img`` (BGR uint8) with each channel scaled by ``gain``."""
-    return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
 def field_colour(crop: np.ndarray) -> np.ndarray:

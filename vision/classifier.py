@@ -66,10 +66,15 @@ def border_gain(img: np.ndarray, band: tuple[float, float] = (0.03, 0.1),
     return np.clip(gain, grey * 0.7, grey * 1.4).astype(np.float32)
 
 
+def apply_gain(img: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """``img`` (BGR uint8) with each channel scaled by ``gain``."""
+    return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
 def white_balance(img: np.ndarray, band: tuple[float, float] = (0.03, 0.1)) -> np.ndarray:
     """The crop scaled channel by channel so that its border becomes white (:func:`border_gain`
     over the brightest 60% of the ring)."""
-    return np.clip(img.astype(np.float32) * border_gain(img, band), 0, 255).astype(np.uint8)
+    return apply_gain(img, border_gain(img, band))
 
 
 def preprocess_crop(crop: np.ndarray, size: int) -> np.ndarray:

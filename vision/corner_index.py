@@ -41,7 +41,8 @@ import cv2
 import numpy as np
 
 from protocol_runner.cards import BACK
-from vision.card_colour import apply_gain, border_gain, colour_weights
+from vision.card_colour import border_gain, colour_weights
+from vision.classifier import apply_gain
 from vision.single_card import order_portrait, rectify
 from vision.strip_classifier import (
     CARD_MM,
@@ -143,31 +144,28 @@ def inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
     return float(inter / area)
 
 
-@dataclass(frozen=True)
-class CornerReading:
-    """The two index corners of one card: their quads (image px) and probabilities over the
-    strip network's classes (a row of NaN for a corner outside the photo)."""
+def read_corners(strip: StripClassifier, image: np.ndarray, quads: Sequence[np.ndarray],
+                 gain: np.ndarray | None = None) -> np.ndarray:
+    """(N, 2, C) strip probabilities of the top-left index corner of each card at ``quads``
+    read both ways up (the second is the bottom-right corner, turned); a corner not inside the
+    image is a row of NaN. ``quads`` are whole cards' (see :func:`complete_quad`), ordered
+    portrait; ``gain`` (BGR, :func:`vision.card_colour.border_gain`) white-balances every patch
+    first (one card's border: pass it with that card's quad alone).
 
-    patches: tuple[np.ndarray, ...]
-    probs: np.ndarray  # (2, C)
-    seen: tuple[bool, ...]
-
-
-def read_corners(strip: StripClassifier, image: np.ndarray, quad: np.ndarray,
-                 gain: np.ndarray | None = None) -> CornerReading:
-    """Read the top-left index corner of the card at ``quad`` both ways up (the second is the
-    bottom-right corner, turned). ``quad`` is the whole card's (see :func:`complete_quad`);
-    ``gain`` (BGR, :func:`vision.card_colour.border_gain`) white-balances the patches first."""
-    q = np.asarray(quad, np.float32)
-    quads = (q, np.roll(q, -2, axis=0))
-    seen = tuple(inside_share(corner_patch_quad(v), image.shape[:2]) >= MIN_INSIDE
-                 for v in quads)
-    patches = tuple(cut_patch(image, v) for v in quads)
-    if gain is not None:
-        patches = tuple(apply_gain(p, gain) for p in patches)
-    probs = strip.predict_patches(list(patches)).astype(np.float64)
-    probs[~np.array(seen)] = np.nan
-    return CornerReading(patches, probs, seen)
+    WHY a batch: the table reads all corners of a frame's new cards in one network call
+    (:mod:`vision.table_corners`); a single card is a batch of one."""
+    n, k = len(quads), len(strip.classes)
+    out = np.full((n, 2, k), np.nan)
+    ways = [w for q in quads
+            for w in (np.asarray(q, np.float32), np.roll(np.asarray(q, np.float32), -2, axis=0))]
+    todo = [i for i, w in enumerate(ways)
+            if inside_share(corner_patch_quad(w), image.shape[:2]) >= MIN_INSIDE]
+    if todo:
+        patches = [cut_patch(image, ways[i]) for i in todo]
+        if gain is not None:
+            patches = [apply_gain(p, gain) for p in patches]
+        out.reshape(2 * n, k)[todo] = strip.predict_patches(patches)
+    return out
 
 
 def fuse(card: np.ndarray, corners: np.ndarray, floor: float = CORNER_FLOOR) -> np.ndarray:
@@ -234,7 +232,7 @@ class CornerFusion:
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
         quad = order_portrait(complete_quad(visible_quad, image.shape[:2]))
-        return read_corners(self.strip, image, quad, gain).probs
+        return read_corners(self.strip, image, [quad], gain)[0]
 
     def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
              card_classes: Sequence[str], adapter: object | None = None,

@@ -22,7 +22,7 @@ with the corners adapted too, 91.4% of the other photos of the enrolled deck).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -119,8 +119,7 @@ class DeckProfile:
         root = _unit_rows(np.sqrt(np.maximum(p, 0.0)))
         p_proto = _softmax((root @ self.corner_prototypes.T) / self.temperature)
         full = np.zeros_like(p)
-        cols = [list(strip_classes).index(c) for c in self.corner_codes]
-        np.add.at(full, (slice(None), cols), p_proto)
+        full[:, [self.strip_classes.index(c) for c in self.corner_codes]] = p_proto
         out[seen] = (1 - self.blend) * p + self.blend * full
         return out
 
@@ -172,21 +171,24 @@ def enrolment_photos(source: str | Path) -> list[EnrolPhoto]:
 
 def enrol(photos: list[EnrolPhoto], classifier: CardClassifier,
           corners: CornerFusion | None = None) -> DeckProfile:
-    """Build the deck profile from photos on disk (see :func:`enrol_images`)."""
-    images = []
-    for photo in photos:
-        try:
-            images.append(read_image(photo.path))
-        except SingleCardError as exc:
-            raise EnrolError(f"{photo.path}: {exc}") from exc
-    return enrol_images(photos, images, classifier, corners)
+    """Build the deck profile from photos on disk (see :func:`enrol_images`), reading them one
+    at a time (a deck's full-size photos need not all be in memory at once)."""
+
+    def images() -> Iterator[np.ndarray]:
+        for photo in photos:
+            try:
+                yield read_image(photo.path)
+            except SingleCardError as exc:
+                raise EnrolError(f"{photo.path}: {exc}") from exc
+
+    return enrol_images(photos, images(), classifier, corners)
 
 
 def _unit_rows(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-9)
 
 
-def enrol_images(photos: Sequence[EnrolPhoto], images: Sequence[np.ndarray],
+def enrol_images(photos: Sequence[EnrolPhoto], images: Iterable[np.ndarray],
                  classifier: CardClassifier, corners: CornerFusion | None = None
                  ) -> DeckProfile:
     """Build the deck profile: each photo's card is located, rectified and embedded, upright and

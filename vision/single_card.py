@@ -26,6 +26,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.classifier import apply_gain
+
 CARD_ASPECT = (1.3, 1.7)  # long side / short side: standard 1.40, UNO 1.55
 CUT_ASPECT = 0.95  # the shortest a card cut off by the photo's edge may look (long / short)
 WORK_SIDE = 640
@@ -108,8 +110,16 @@ WHITE_LEVEL = 0.85  # of the photo's whitest level: what counts as a card's whit
 FRAME_FILL = 0.5  # the fill credited to the fallback box of a card that fills the photo
 
 
-def _masks(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
-    """Segmentations in which a card could be one blob: (name, mask, growth to the card edge)."""
+def whiteness(img: np.ndarray) -> np.ndarray:
+    """Each pixel's darkest channel: only white is bright in all three. (``np.minimum`` of the
+    channel planes: a strided ``img.min(axis=2)`` is many times slower, and the locator needs
+    this once per photo.)"""
+    return np.minimum(np.minimum(img[..., 0], img[..., 1]), img[..., 2])
+
+
+def _masks(small: np.ndarray, white: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+    """Segmentations in which a card could be one blob: (name, mask, growth to the card edge);
+    ``white`` is the photo's :func:`whiteness`."""
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     edges = cv2.Canny(cv2.GaussianBlur(grey, (5, 5), 0), 40, 120)
@@ -122,7 +132,6 @@ def _masks(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     _, colour = cv2.threshold(sat, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     # the card's white border: the photo's whitest pixels (white in every channel), which a
     # hazy webcam's light wall, a head or a hand beside the card do not reach
-    white = small.min(axis=2)
     ring = (white >= WHITE_LEVEL * np.percentile(white, 99.5)).astype(np.uint8) * 255
     return [("edges", filled, 1.0), ("bright", bright, 1.0), ("colour", colour, 1.1),
             ("white", ring, 1.0)]
@@ -142,13 +151,13 @@ def _same_hue(pieces: list[np.ndarray], hsv: np.ndarray, tol: float = 12.0) -> l
     return [c for c, d in zip(pieces, diff, strict=True) if d <= tol]
 
 
-def _proposals(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+def _proposals(small: np.ndarray, white: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     """(method, box corner points, fill ratio) proposals of every segmentation."""
     h, w = small.shape[:2]
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     out: list[tuple[str, np.ndarray, float]] = []
     k = np.ones((5, 5), np.uint8)
-    for name, mask, grow in _masks(small):
+    for name, mask, grow in _masks(small, white):
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k, iterations=2)
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -204,21 +213,20 @@ FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read 
 BORDER_WEIGHT = 0.5  # how much a white border inside the quad's edge adds to its score
 
 
-def border_contrast(small: np.ndarray, box: np.ndarray) -> float:
+def border_contrast(white: np.ndarray, box: np.ndarray) -> float:
     """How much whiter a thin ring just inside ``box``'s edge is than the ring just outside it,
-    in [-1, 1] (where the photo has both rings).
+    in [-1, 1] (where the photo, of :func:`whiteness` ``white``, has both rings).
 
     WHY: every card has a white (or light) border; a wall, a head, a door or the card's own
-    oval are not framed by one. Whiteness is a pixel's darkest channel (only white is bright in
-    all three); the rings cover 2-6% of the card's width inside and outside."""
+    oval are not framed by one. The rings cover 2-6% of the card's width inside and outside."""
     q = order_portrait(box)
     c = q.mean(0)
     grown = c + (q - c) * 1.12
     W, H = 112, 168
     dst = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
     m = cv2.getPerspectiveTransform(grown.astype(np.float32), dst)
-    white = cv2.warpPerspective(small.min(axis=2), m, (W, H), flags=cv2.INTER_AREA)
-    valid = cv2.warpPerspective(np.full(small.shape[:2], 255, np.uint8), m, (W, H),
+    warped = cv2.warpPerspective(white, m, (W, H), flags=cv2.INTER_AREA)
+    valid = cv2.warpPerspective(np.full(white.shape, 255, np.uint8), m, (W, H),
                                 flags=cv2.INTER_NEAREST) > 0
     x0, y0, x1, y1 = 6, 9, 106, 159  # the card inside the grown quad
     inner = np.zeros((H, W), bool)
@@ -227,7 +235,7 @@ def border_contrast(small: np.ndarray, box: np.ndarray) -> float:
     outer = np.zeros((H, W), bool)
     outer[max(0, y0 - 5):y1 + 5, max(0, x0 - 5):x1 + 5] = True
     outer[y0:y1, x0:x1] = False
-    a, b = white[inner & valid], white[outer & valid]
+    a, b = warped[inner & valid], warped[outer & valid]
     if a.size < 50 or b.size < 50:
         return 0.0
     return float(np.clip((np.median(a) - np.median(b)) / 60.0, -1.0, 1.0))
@@ -248,8 +256,7 @@ def white_patch(small: np.ndarray) -> np.ndarray:
     tint the card's border instead. Only the channels' ratios change (the brightest channel
     keeps its level)."""
     level = np.percentile(small.reshape(-1, 3), WHITE_PERCENTILE, axis=0).astype(np.float32)
-    gain = np.sqrt(level.max() / np.maximum(level, 1.0))
-    return np.clip(small.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    return apply_gain(small, np.sqrt(level.max() / np.maximum(level, 1.0)))
 
 
 def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
@@ -263,11 +270,12 @@ def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     scale = WORK_SIDE / max(h, w)
     small = white_patch(cv2.resize(img, (max(1, int(w * scale)), max(1, int(h * scale))),
                                    interpolation=cv2.INTER_AREA))
+    white = whiteness(small)
     out = []
-    for name, box, fill in _proposals(small):
+    for name, box, fill in _proposals(small, white):
         score = _score(box, fill, small.shape[:2])
         if score > -0.5:
-            score += BORDER_WEIGHT * border_contrast(small, box)
+            score += BORDER_WEIGHT * border_contrast(white, box)
         out.append((name, order_portrait(box / scale), score))
     return sorted(_demote_nested(out), key=lambda c: -c[2])
 
@@ -319,14 +327,9 @@ def locate_card(img: np.ndarray, size: tuple[int, int] = CROP_SIZE,
 
 def _colour_of(code: str) -> str:
     """UNO colour letter, ``K`` for black UNO cards, ``-`` for anything else."""
-    from protocol_runner.cards import BACK, parse_card
+    from vision.card_colour import code_colour
 
-    if code in (BACK, "?"):
-        return "-"
-    card = parse_card(code)
-    if card.deck != "uno":
-        return "-"
-    return card.colour or "K"
+    return code_colour(code) or "-"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ a single held-up card (:func:`vision.corner_index.fuse`), with three table speci
   for backs, only UNO's): the corners redistribute only the probability the whole card gives
   to UNO faces, among those faces; every other class keeps exactly its probability.
 
-All corners of a frame's new cards are read in one batch (one network call per frame).
+All corners of a frame's new cards are read in one batch (one network call per frame) by
+the reader the single card uses (:func:`vision.corner_index.read_corners`).
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from protocol_runner.cards import BACK, parse_card
-from vision.corner_index import MIN_INSIDE, inside_share
-from vision.strip_classifier import StripClassifier, corner_patch_quad, cut_patch
+from vision.corner_index import read_corners
 
 TABLE_CORNER_FLOOR = 0.85
 """Probability that a table card's corner reading says nothing: the corner expert is
@@ -43,21 +43,10 @@ misread card 18 without the corners; 16, 12, 10, 10, 10 and 12 at floors 0.5, 0.
 readings outvote right whole-card readings."""
 
 
-def read_table_corners(strip: StripClassifier, image: np.ndarray,
-                       quads: Sequence[np.ndarray]) -> np.ndarray:
-    """(N, 2, C) strip probabilities of both index corners of the cards at ``quads`` (whole-card
-    quads, canonical order: the second corner is the bottom-right one, turned); a corner not
-    inside the image is a row of NaN."""
-    n, k = len(quads), len(strip.classes)
-    out = np.full((n, 2, k), np.nan)
-    ways = [np.asarray(v, np.float32) for q in quads
-            for v in (q, np.roll(np.asarray(q, np.float32), -2, axis=0))]
-    seen = [inside_share(corner_patch_quad(v), image.shape[:2]) >= MIN_INSIDE for v in ways]
-    todo = [i for i, s in enumerate(seen) if s]
-    if todo:
-        flat = out.reshape(2 * n, k)
-        flat[todo] = strip.predict_patches([cut_patch(image, ways[i]) for i in todo])
-    return out
+read_table_corners = read_corners
+"""(N, 2, C) strip probabilities of both index corners of the cards at ``quads`` (whole-card
+quads, canonical order), NaN rows for corners not inside the image: the shared batched reader
+(:func:`vision.corner_index.read_corners`), under the name the table pipeline imports."""
 
 
 @lru_cache(maxsize=8)
