@@ -15,7 +15,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detect import FELT_SHARE_MAX, TOPDOWN_PX_PER_MM, felt_share, locate_cards
+from vision.detect import (
+    FELT_SHARE_MAX,
+    TOPDOWN_PX_PER_MM,
+    colour_maps,
+    felt_share,
+    felt_tinted,
+    locate_cards,
+)
 from vision.geometry import TableGeometry
 from vision.synth.scenes import Scene, render_scene
 
@@ -99,12 +106,19 @@ def test_felt_share_tells_felt_from_cards() -> None:
                      [10, 10 + 87 * p]], np.float32)
     top = np.zeros((int(100 * p), int(80 * p), 3), np.uint8)
     felt = 90.0  # the chroma of the mat's violet felt (150, 60, 130) BGR
+
+    def share(quad: np.ndarray, felt_chroma: float = felt) -> float:
+        return felt_share(quad, felt_tinted(colour_maps(top), felt_chroma))
+
     top[:] = (150, 60, 130)
-    assert felt_share(quad, top, felt) == pytest.approx(1.0)
+    assert share(quad) == pytest.approx(1.0)
     top[:] = (240, 150, 220)  # the same felt whitened by glare: paler, as chromatic
-    assert felt_share(quad, top, felt) > FELT_SHARE_MAX
+    assert share(quad) > FELT_SHARE_MAX
     for card in [(235, 238, 240), (245, 215, 240), (40, 40, 45), (30, 30, 200), (200, 120, 20)]:
         top[:] = card  # white border, the same under a violet cast, dark back, red, blue print
-        assert felt_share(quad, top, felt) == 0.0
-    assert felt_share(quad + 1000, top, felt) == 0.0  # out of view
-    assert felt_share(quad, top, 0.0) == 0.0  # no felt seen: nothing to compare with
+        assert share(quad) == 0.0
+    top[:40] = (150, 60, 130)  # felt over the quad's top rows only: counted inside the quad
+    assert 0.0 < share(quad) < 0.3
+    assert share(quad + 1000) == 0.0  # out of view
+    top[:] = (150, 60, 130)
+    assert share(quad, 0.0) == 0.0  # no felt seen: nothing to compare with

@@ -102,18 +102,25 @@ class Located:
         return self.quad_mm.mean(axis=0)
 
 
-def card_mask(top: np.ndarray) -> np.ndarray:
-    """255 where the top-down view is card rather than felt.
+def colour_maps(top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(HSV, chroma) of the top-down view, made once per frame and read by :func:`card_mask`
+    and :func:`felt_tinted` alike (made again for each found card, they cost 7 ms a frame)."""
+    return cv2.cvtColor(top, cv2.COLOR_BGR2HSV), _chroma(top)
+
+
+def card_mask(top: np.ndarray, maps: tuple[np.ndarray, np.ndarray] | None = None
+              ) -> np.ndarray:
+    """255 where the top-down view is card rather than felt; ``maps`` its :func:`colour_maps`
+    if already made.
 
     The felt is violet, a hue no card prints; a card is anything else — its white border, a face
     of any colour, a dark back. The felt's brightness is estimated locally so that black cards
     (far darker than the felt around them) count as cards while soft shadows do not.
     """
-    hsv = cv2.cvtColor(top, cv2.COLOR_BGR2HSV)
+    hsv, chroma = colour_maps(top) if maps is None else maps
     violet = cv2.inRange(hsv, (122, 81, 0), (165, 255, 255))
     # glare adds white light: saturation drops but the felt's chroma (max - min channel) stays;
     # a bright, still clearly violet pixel is felt under glare, not a white card
-    chroma = _chroma(top)
     glare = cv2.inRange(hsv, (124, 40, 170), (160, 255, 255)) & cv2.inRange(chroma, 55, 255)
     violet |= glare
     v = hsv[..., 2]
@@ -507,12 +514,13 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     """
     mat = geometry.mat
     top, zones = topdown_zones(image, geometry, p)
-    mask = card_mask(top) & zones
+    maps = colour_maps(top)
+    mask = card_mask(top, maps) & zones
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _kernel(2.5, p))
     mask = _fill_holes(mask)
     gray = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)
     edges = _Edges(gray)
-    felt_chroma = _felt_chroma(top, zones & cv2.bitwise_not(mask))
+    tinted = felt_tinted(maps, _felt_chroma(maps[1], zones & cv2.bitwise_not(mask)))
     found: list[tuple[np.ndarray, bool]] = []
     pending = [cnt for cnt in _contours(mask) if not _classify(cnt, p, edges, found)]
     n_single = len(found)
@@ -599,7 +607,7 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         # felt is cut into card-sized pieces whose sensor noise passes for print
         if on_card < (SINGLE_ON_CARD if k < n_single else PIECE_ON_CARD):
             continue
-        if (k < len(found) and felt_share(q_top, top, felt_chroma) > FELT_SHARE_MAX
+        if (k < len(found) and felt_share(q_top, tinted) > FELT_SHARE_MAX
                 and outline_strength(q_top, edges, size, p) < PLACE_MIN_EDGE):
             continue  # felt all over and no card's outline all round: felt whitened by glare
         if (k < len(found) and (k >= n_single or on_card < PIECE_ON_CARD)
@@ -1034,15 +1042,16 @@ def _chroma(bgr: np.ndarray) -> np.ndarray:
     return cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
 
 
-def _felt_chroma(top: np.ndarray, felt: np.ndarray) -> float:
+def _felt_chroma(chroma: np.ndarray, felt: np.ndarray) -> float:
     """Median chroma of the felt (``felt`` > 0) in the top-down view, read on every 4th pixel."""
-    values = _chroma(top[::4, ::4])[felt[::4, ::4] > 0]
+    values = chroma[::4, ::4][felt[::4, ::4] > 0]
     return float(np.median(values)) if values.size else 0.0
 
 
-def felt_share(quad: np.ndarray, top: np.ndarray, felt_chroma: float) -> float:
-    """Share of a quad (top-down px) of the colour top-down view that is felt-tinted: the felt's
-    violet hue with at least :data:`FELT_TINT` of the felt's chroma ``felt_chroma``.
+def felt_tinted(maps: tuple[np.ndarray, np.ndarray], felt_chroma: float) -> np.ndarray:
+    """255 where the top-down view (its :func:`colour_maps`) is felt-tinted: the felt's violet
+    hue with more than :data:`FELT_TINT` of the felt's chroma ``felt_chroma`` (none when no
+    felt was seen: nothing to compare with).
 
     WHY: a glare patch on the felt is a smooth, bright, card-sized blob; the mask takes its
     washed-out middle for card, and a patch lying against a zone line or a card borrows that
@@ -1054,17 +1063,23 @@ def felt_share(quad: np.ndarray, top: np.ndarray, felt_chroma: float) -> float:
     for a card's outline (``PLACE_MIN_EDGE``, strong on any card's white border) to be missing
     too before it drops a blob as glare.
     """
-    H, W = top.shape[:2]
+    hsv, chroma = maps
+    if felt_chroma <= 0:
+        return np.zeros(chroma.shape, np.uint8)
+    hue = cv2.inRange(cv2.extractChannel(hsv, 0), 122, 165)  # any saturation, any value
+    return hue & cv2.compare(chroma, FELT_TINT * felt_chroma, cv2.CMP_GT)
+
+
+def felt_share(quad: np.ndarray, tinted: np.ndarray) -> float:
+    """Share of a quad (top-down px) that is :func:`felt_tinted` (``tinted``, the whole view's)."""
+    H, W = tinted.shape[:2]
     x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
     x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [W, H])
-    if x1 <= x0 or y1 <= y0 or felt_chroma <= 0:
+    if x1 <= x0 or y1 <= y0:
         return 0.0
-    roi = top[y0:y1, x0:x1]
-    piece = np.zeros(roi.shape[:2], np.uint8)
+    piece = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(piece, np.round(quad - [x0, y0]).astype(np.int32), 255)
-    hue = cv2.inRange(cv2.cvtColor(roi, cv2.COLOR_BGR2HSV), (122, 0, 0), (165, 255, 255))
-    tinted = hue & cv2.compare(_chroma(roi), FELT_TINT * felt_chroma, cv2.CMP_GT) & piece
-    return cv2.countNonZero(tinted) / max(cv2.countNonZero(piece), 1)
+    return cv2.countNonZero(tinted[y0:y1, x0:x1] & piece) / max(cv2.countNonZero(piece), 1)
 
 
 def _unexpected_cards(mask: np.ndarray, explained: np.ndarray, edges: _Edges,
