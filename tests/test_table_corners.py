@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 import vision.recognise
+from vision.corner_index import read_corners
 from vision.detect import locate_cards
 from vision.geometry import TableGeometry
 from vision.recognise import TableReader
 from vision.strip_classifier import StripClassifier
 from vision.synth.scenes import render_scene
-from vision.table_corners import TABLE_CORNER_FLOOR, fuse_table_card, read_table_corners
+from vision.table_corners import TABLE_CORNER_FLOOR, fuse_table_card
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 pytestmark = pytest.mark.skipif(
@@ -99,7 +100,7 @@ def strip() -> StripClassifier:
 
 def test_both_index_corners_of_a_rendered_table_are_read(strip: StripClassifier) -> None:
     scene = render_scene(9_000_002)  # a training seed: 50 UNO cards, some upside down
-    read = read_table_corners(strip, scene.image, [c.quad for c in scene.cards])
+    read = read_corners(strip, scene.image, [c.quad for c in scene.cards])
     assert read.shape == (len(scene.cards), 2, len(STRIP))
     np.testing.assert_allclose(read.sum(axis=2), 1.0, atol=1e-4)
     codes = np.array(STRIP)[read.argmax(axis=2)]
@@ -125,13 +126,13 @@ def test_a_corner_outside_the_image_is_not_read(strip: StripClassifier,
         quad += [0.0, scene.image.shape[0] - float(quad[:, 1].mean())]
     else:
         quad += shift
-    read = read_table_corners(strip, scene.image, [quad])
+    read = read_corners(strip, scene.image, [quad])
     assert [not bool(np.isnan(row).any()) for row in read[0]] == seen
 
 
 def test_no_cards_no_corners(strip: StripClassifier) -> None:
     image = np.zeros((720, 1280, 3), np.uint8)
-    assert read_table_corners(strip, image, []).shape == (0, 2, len(STRIP))
+    assert read_corners(strip, image, []).shape == (0, 2, len(STRIP))
 
 
 @pytest.mark.parametrize(
@@ -171,13 +172,13 @@ def test_cards_read_again_only_when_new(strip: StripClassifier,
     scene = render_scene(9_000_002)
     reader = TableReader.load()
     calls: list[int] = []
-    real = vision.recognise.read_table_corners
+    real = vision.recognise.read_corners
 
     def counted(strip_: StripClassifier, image: np.ndarray, quads: list) -> np.ndarray:
         calls.append(len(quads))
         return real(strip_, image, quads)
 
-    monkeypatch.setattr(vision.recognise, "read_table_corners", counted)
+    monkeypatch.setattr(vision.recognise, "read_corners", counted)
     n = len(locate_cards(scene.image, TableGeometry.from_markers(scene.image),
                          fanned=False).cards)
     reader.read(scene.image)

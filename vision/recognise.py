@@ -20,10 +20,11 @@ import cv2
 import numpy as np
 
 from vision.consistency import frame_consistent
+from vision.corner_index import read_corners
 from vision.detect import Located, crop_card, locate_cards
 from vision.geometry import DEFAULT_MAT, GeometryError, MatSpec, TableGeometry
 from vision.sources import Frame
-from vision.table_corners import fuse_table_card, read_table_corners
+from vision.table_corners import fuse_table_card
 
 CROP_SIZE = (80, 120)
 REUSE_MM = 3.0
@@ -233,7 +234,7 @@ class TableReader:
                 probs[i] = np.asarray(p, np.float32)
             self._second_look(image, cards, probs, todo)
             if self.strip is not None:  # the printed corner indices as a second witness
-                read = read_table_corners(self.strip, image, [cards[i].quad for i in todo])
+                read = read_corners(self.strip, image, [cards[i].quad for i in todo])
                 for i, corners in zip(todo, read, strict=True):
                     probs[i] = fuse_table_card(probs[i], corners, classes,  # type: ignore[arg-type]
                                                self.strip.classes)

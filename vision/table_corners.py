@@ -32,7 +32,6 @@ from functools import lru_cache
 import numpy as np
 
 from protocol_runner.cards import BACK, parse_card
-from vision.corner_index import read_corners
 
 TABLE_CORNER_FLOOR = 0.85
 """Probability that a table card's corner reading says nothing: the corner expert is
@@ -42,11 +41,6 @@ misread card 18 without the corners; 16, 12, 10, 10, 10 and 12 at floors 0.5, 0.
 0.9 and 0.95 (0.85: the middle of the plateau). The single-card value (0.3) lets the weak corner
 readings outvote right whole-card readings."""
 
-
-read_table_corners = read_corners
-"""(N, 2, C) strip probabilities of both index corners of the cards at ``quads`` (whole-card
-quads, canonical order), NaN rows for corners not inside the image: the shared batched reader
-(:func:`vision.corner_index.read_corners`), under the name the table pipeline imports."""
 
 
 @lru_cache(maxsize=8)
