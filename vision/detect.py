@@ -1026,15 +1026,26 @@ def _detail(quad: np.ndarray, gray: np.ndarray) -> float:
     smooth sleeve that the colour test let through does not. Compared with the frame's other
     cards (:data:`DETAIL_SHARE` of their median), so that sensor noise and blur cancel out.
     """
-    H, W = gray.shape
+    roi = _quad_roi(quad, gray.shape)
+    if roi is None:
+        return 0.0
+    rows, cols, piece = roi
+    lap = cv2.convertScaleAbs(cv2.Laplacian(gray[rows, cols], cv2.CV_16S))
+    return float(cv2.mean(lap, piece)[0])
+
+
+def _quad_roi(quad: np.ndarray, shape: tuple[int, ...]
+              ) -> tuple[slice, slice, np.ndarray] | None:
+    """The bounding box of a quad (top-down px) clipped to an image of ``shape``, as row and
+    column slices, with the quad filled in it (255); None when the quad lies outside."""
+    H, W = shape[:2]
     x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
     x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [W, H])
     if x1 <= x0 or y1 <= y0:
-        return 0.0
+        return None
     piece = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(piece, np.round(quad - [x0, y0]).astype(np.int32), 255)
-    lap = cv2.convertScaleAbs(cv2.Laplacian(gray[y0:y1, x0:x1], cv2.CV_16S))
-    return float(cv2.mean(lap, piece)[0])
+    return slice(y0, y1), slice(x0, x1), piece
 
 
 def _chroma(bgr: np.ndarray) -> np.ndarray:
@@ -1072,14 +1083,11 @@ def felt_tinted(maps: tuple[np.ndarray, np.ndarray], felt_chroma: float) -> np.n
 
 def felt_share(quad: np.ndarray, tinted: np.ndarray) -> float:
     """Share of a quad (top-down px) that is :func:`felt_tinted` (``tinted``, the whole view's)."""
-    H, W = tinted.shape[:2]
-    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
-    x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [W, H])
-    if x1 <= x0 or y1 <= y0:
+    roi = _quad_roi(quad, tinted.shape)
+    if roi is None:
         return 0.0
-    piece = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(piece, np.round(quad - [x0, y0]).astype(np.int32), 255)
-    return cv2.countNonZero(tinted[y0:y1, x0:x1] & piece) / max(cv2.countNonZero(piece), 1)
+    rows, cols, piece = roi
+    return cv2.countNonZero(tinted[rows, cols] & piece) / max(cv2.countNonZero(piece), 1)
 
 
 def _unexpected_cards(mask: np.ndarray, explained: np.ndarray, edges: _Edges,
