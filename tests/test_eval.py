@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from vision.evaluate import (
     format_report,
     read_names,
     read_yolo_labels,
+    scene_errors,
 )
 from vision.recognise import Detection
 
@@ -132,3 +134,46 @@ def test_eval_labels_csv_on_card_photos(tmp_path: Path, subdir: str,
     s = json.loads(capsys.readouterr().out)
     assert s["images"] == 3 and s["cards"] == 3 and len(s["unreadable"]) == 1
     assert s["card_accuracy"] is not None
+
+
+def _scene_and_view(seen_discard: str = "9R", swap: bool = False, misread: bool = False,
+                    drop: bool = False, extra: bool = False) -> tuple[Any, list[Detection],
+                                                                     list[Detection | None], Any]:
+    """A three-card layout (two columns and a discard) and a reading of it, spoiled on demand."""
+    from protocol_runner.observations import Cell, View
+    from vision.synth.scenes import Scene, SceneCard
+
+    quads = [np.float32([[x, 0], [x + 50, 0], [x + 50, 80], [x, 80]]) for x in (0, 100, 200)]
+    cards = (SceneCard("1R", quads[0], "work", 0, 0), SceneCard("2G", quads[1], "work", 1, 0),
+             SceneCard("9R", quads[2], "discard", None, None))
+    scene = Scene(np.zeros((10, 10, 3), np.uint8), cards, np.eye(3), 0, "uno")
+    dets = [Detection("7R" if misread and c.code == "1R" else c.code, 0.9, c.quad)
+            for c in cards]
+    matched: list[Detection | None] = list(dets)
+    if drop:
+        matched[1] = None
+        dets.pop(1)
+    if extra:
+        dets.append(Detection("W", 0.9, quads[0] + 500))
+    work = [(Cell("2G"),), (Cell("1R"),)] if swap else [(Cell("1R"),), (Cell("2G"),)]
+    return scene, dets, matched, View(work=tuple(work), discard=Cell(seen_discard))
+
+
+@pytest.mark.parametrize(("spoil", "kinds"), [
+    ({}, []),
+    ({"seen_discard": "4B"}, ["arrangement"]),
+    ({"swap": True}, ["arrangement"]),
+    ({"misread": True}, ["wrong code"]),
+    ({"drop": True}, ["missed"]),
+    ({"extra": True}, ["false"]),
+    ({"misread": True, "swap": True}, ["wrong code"]),  # the cause, not its echo in the layout
+])
+def test_scene_errors_name_each_fault(spoil: dict[str, Any], kinds: list[str]) -> None:
+    """A layout counts as read with no error exactly when no error is listed."""
+    scene, dets, matched, view = _scene_and_view(**spoil)
+    assert [e["kind"] for e in scene_errors(scene, dets, matched, view)] == kinds
+
+
+def test_scene_errors_without_a_view() -> None:
+    scene, dets, matched, _ = _scene_and_view()
+    assert [e["kind"] for e in scene_errors(scene, dets, matched, None)] == ["no view"]

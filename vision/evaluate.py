@@ -324,15 +324,10 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
         reads = [MISSED if d is None else d.code for d in matched]
         rep.pairs.extend((c.code, r) for c, r in zip(scene.cards, reads, strict=True))
         obs = view.observation
-        layout_ok = (obs is not None and len(dets) == len(scene.cards)
-                     and _view_columns(obs.work) == _truth_columns(scene, "work")
-                     and _view_columns(obs.side) == _truth_columns(scene, "side")
-                     and obs.discard.code == next(c.code for c in scene.cards
-                                                  if c.zone == "discard"))
-        rep.layouts_right += layout_ok
-        if not layout_ok:
-            rep.scene_errors.append({"seed": seed + k, "errors": scene_errors(
-                scene, dets, matched, obs)})
+        errors = scene_errors(scene, dets, matched, obs)
+        rep.layouts_right += not errors
+        if errors:
+            rep.scene_errors.append({"seed": seed + k, "errors": errors})
         if prior:
             found = [i for i, d in enumerate(matched) if d is not None]
             probs = np.array([matched[i].probs for i in found])  # type: ignore[union-attr]
@@ -367,8 +362,9 @@ def scene_errors(scene: Any, dets: Sequence[Detection], matched: Sequence[Detect
                  obs: Any) -> list[dict[str, Any]]:
     """What one scene's reading got wrong, one entry per error, each with a ``kind``:
     ``missed`` (a card not found), ``false`` (a detection of no card), ``wrong code`` (found,
-    misread; ``covered``: only a strip of it showed), ``arrangement`` (every card found and
-    read, yet a zone's columns or rows differ from the layout's), ``no view``.
+    misread; ``covered``: only a strip of it showed), ``arrangement`` (a zone's columns or rows,
+    or the discard, differ from the layout's), ``no view``. A layout is read with no error
+    exactly when this list is empty.
 
     WHY: a layout rate alone does not say what to fix; counted by kind over tuning seeds, the
     errors name the stage (localisation, recognition, layout) that fails most.
@@ -389,14 +385,16 @@ def scene_errors(scene: Any, dets: Sequence[Detection], matched: Sequence[Detect
                         "at_mm": [round(float(v), 1) for v in centre]})
     if obs is None:
         out.append({"kind": "no view"})
-    elif not out:
+    elif not out:  # a misread card also misplaces its column: report the cause alone
         for zone in ("work", "side"):
             seen, truth = _view_columns(getattr(obs, zone)), _truth_columns(scene, zone)
             if seen != truth:
                 out.append({"kind": "arrangement", "zone": zone, "seen": seen,
                             "truth": truth})
-        if not out:
-            out.append({"kind": "arrangement", "zone": "discard"})
+        discard = next(c.code for c in scene.cards if c.zone == "discard")
+        if obs.discard.code != discard:
+            out.append({"kind": "arrangement", "zone": "discard", "seen": obs.discard.code,
+                        "truth": discard})
     return out
 
 
