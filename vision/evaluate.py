@@ -340,7 +340,8 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
             rep.prior_pairs.extend((c.code, r) for c, r in zip(scene.cards, decoded,
                                                                strict=True))
             changed = {id(matched[i]): r.code for i, r in zip(found, readings, strict=True)}
-            if obs is not None and len(dets) == len(scene.cards):
+            located = not any(e["kind"] in ("missed", "false", "no view") for e in errors)
+            if obs is not None and located:  # the prior fixes codes, never a card's outline
                 fixed = [Detection(changed.get(id(d)) or d.code, d.confidence, d.quad, d.quad_mm,
                                    d.zone, d.covered) for d in dets]
                 v2 = build_view(fixed, reader.mat, reader.rows_per_column)

@@ -5,7 +5,8 @@
 mat every few frames, reuses the classifier's reading of a card that has not moved or changed
 (so a still table costs localisation only), and drops frames unprocessed while ``blind`` is set:
 the tracker never looks during a shuffle and never keeps a frame. A whole card's reading is
-fused with the reading of its printed corner indices (:mod:`vision.table_corners`), and a card
+fused with the reading of its printed corner indices (:mod:`vision.table_corners`), a standard
+card's suit with the shapes of its pips (:mod:`vision.pip_suits`), and a card
 the classifier is still unsure of is settled by the rest of its frame
 (:mod:`vision.consistency`: one deck, one light, one font).
 """
@@ -23,6 +24,7 @@ from vision.consistency import frame_consistent
 from vision.corner_index import read_corners
 from vision.detect import Located, crop_card, locate_cards
 from vision.geometry import DEFAULT_MAT, GeometryError, MatSpec, TableGeometry
+from vision.pip_suits import fuse_suits, standard_mass
 from vision.sources import Frame
 from vision.table_corners import fuse_table_card
 
@@ -37,6 +39,21 @@ UNSURE_BELOW = 0.95
 SECOND_LOOK_SCALES = (1.04, 1.08)
 """Crops 4% and 8% wider than the card: within the misfit the classifier was trained on (a
 quad off by up to ~3% per side), while a tighter crop cuts the white border it balances by."""
+PIP_FLOOR = 0.02
+"""Probability that the pip reader's suit of a number card (A–10) says nothing
+(:func:`vision.pip_suits.fuse_suits`). Set on tuning seeds (standard tables 11,600,000+,
+12,000,000+ and 12,500,000+, 20 each, with the first, number-cards-only reader): cards right
+2,973, 2,975 and 2,967 of 3,000 at floors 0.1, 0.02 and 0.3 (that reader had read the suit of
+all but one of 2,626 number cards of 80 tuning tables)."""
+COURT_FLOOR = 0.2
+"""The same for a court card (J, Q, K), whose suit is printed large once or twice beside a
+picture whose pieces may pass for pips. Set on the same 60 tuning tables: cards right 2,985,
+2,990 and 2,991 of 3,000 (layouts with no error 49, 54 and 55 of 60) at floors 1 (courts
+untouched), 0.5 and 0.2; on 40 more (13,000,000+ and 13,500,000+) 1,995, 1,996 and 1,996 of
+2,000 at 0.5, 0.2 and 0.1."""
+PIP_GATE = 0.01
+"""Least probability of the standard faces for a card's pips to be read: a UNO table's cards
+pay nothing for the standard deck's suit expert."""
 STILL_DIFF = 6.0
 """A frame whose every 8×8-pixel block (at 1/8 scale) moved less than this in grey level is the
 same table as the last one: its view is reused without localising again."""
@@ -110,7 +127,9 @@ class TableReader:
     bands of sideways-overlapping columns). ``strip`` is a
     :class:`vision.strip_classifier.StripClassifier`: when given, a covered card of a fanned
     layout is read from its visible corner instead of its whole (mostly covered) crop, and a
-    whole card's reading is fused with the readings of its two index corners.
+    whole card's reading is fused with the readings of its two index corners. ``pips`` is a
+    :class:`vision.pip_suits.PipSuitReader`: when given, a standard card's suit (spade or
+    club, heart or diamond) is also read from the shapes of its pips.
     """
 
     classifier: Any
@@ -120,6 +139,7 @@ class TableReader:
     rows_per_column: int | None = None
     columns: int | None = None
     strip: Any = None
+    pips: Any = None
     geometry_every: int = 15
     reuse: bool = True
     both_ways: bool = True
@@ -138,10 +158,13 @@ class TableReader:
     def load(cls, model: str | Path | None = None, **options: Any) -> TableReader:
         """A reader with the classifier at ``model`` (default: the shipped one)."""
         from vision.classifier import DEFAULT_MODEL, CardClassifier
+        from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader
         from vision.strip_classifier import DEFAULT_STRIP_MODEL, StripClassifier
 
         if "strip" not in options and DEFAULT_STRIP_MODEL.is_file():
             options["strip"] = StripClassifier.load(DEFAULT_STRIP_MODEL)
+        if "pips" not in options and DEFAULT_PIP_MODEL.is_file():
+            options["pips"] = PipSuitReader.load(DEFAULT_PIP_MODEL)
         return cls(CardClassifier.load(model or DEFAULT_MODEL, threads=1), **options)
 
     @property
@@ -238,6 +261,12 @@ class TableReader:
                 for i, corners in zip(todo, read, strict=True):
                     probs[i] = fuse_table_card(probs[i], corners, classes,  # type: ignore[arg-type]
                                                self.strip.classes)
+            if self.pips is not None:  # a standard card's suit, from its pips
+                std = [i for i in todo if standard_mass(probs[i], classes) >= PIP_GATE]  # type: ignore[arg-type]
+                suits = self.pips.card_suits(image, [cards[i].quad for i in std])
+                for i, s in zip(std, suits, strict=True):
+                    probs[i] = fuse_suits(probs[i], s, classes, PIP_FLOOR,  # type: ignore[arg-type]
+                                          COURT_FLOOR)
         # the frame's sure cards calibrate its unsure ones (one deck, one light, one font); the
         # cache keeps each card's own reading, so the frame's say is taken afresh whenever any
         # card is new, moved or gone, and reused when the very same cards lie there

@@ -1,10 +1,10 @@
 """``cardtable train``: rebuild the training renders and retrain the card classifier.
 
 The committed ``models/card_classifier.onnx`` is the output of exactly ``cardtable train`` with
-its defaults (see ``models/README.md``); ``--part card`` or ``--part strip`` rebuilds one of the
-two models alone, with the same recipe. Intermediate runs go to ``--runs`` (gitignored), never
-into ``models/``. ``--quick`` is a smoke test (tiny data, one epoch) for CI and must not be
-committed.
+its defaults (see ``models/README.md``); ``--part card``, ``--part strip`` or ``--part pips``
+rebuilds one of the three table-card models alone, with the same recipe. Intermediate runs go
+to ``--runs`` (gitignored), never into ``models/``. ``--quick`` is a smoke test (tiny data, one
+epoch) for CI and must not be committed.
 """
 
 from __future__ import annotations
@@ -36,40 +36,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--photos", type=Path, default=None,
                    help="--corners: the CC BY photo set (default ../shared/datasets/"
                         "playing-cards-photos-cc-by beside the repository)")
-    p.add_argument("--part", choices=["all", "card", "strip", "detector", "reader"],
+    p.add_argument("--part", choices=["all", "card", "strip", "pips", "detector", "reader"],
                    default="all",
-                   help="rebuild only the whole-card or only the corner-strip classifier; with "
-                        "--corners: only the corner detector or only the rank/suit reader")
+                   help="rebuild only the whole-card or the corner-strip classifier, or the "
+                        "pip-suit reader of standard table cards (numpy, no .[train] needed); "
+                        "with --corners: only the corner detector or only the rank/suit reader")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.imgsz < 32 or args.imgsz > 256:
         raise ValueError(f"--imgsz {args.imgsz} out of range: use 32 to 256")
-    try:
-        import ultralytics  # noqa: F401
-    except ImportError as exc:
-        raise OSError(
-            "cardtable train needs the training extra: pip install -e '.[train]'"
-        ) from exc
-    from vision.train.classifier import train_classifier
-
+    if args.part == "pips" and args.corners:
+        raise ValueError("--part pips is not a part of the corner models: drop --corners")
     if args.part in ("detector", "reader") and not args.corners:
         raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
     if args.part in ("card", "strip") and args.corners:
         raise ValueError(f"--part {args.part} is not a part of the corner models: with "
                          "--corners give --part all, detector or reader")
+    if args.part != "pips":  # the pip-suit reader is plain numpy
+        try:
+            import ultralytics  # noqa: F401
+        except ImportError as exc:
+            raise OSError(
+                "cardtable train needs the training extra: pip install -e '.[train]'"
+            ) from exc
     recipe = QUICK if args.quick else FULL
     out = args.out or (args.runs / "quick" if args.quick else Path("models"))
     out.mkdir(parents=True, exist_ok=True)
     args.runs.mkdir(parents=True, exist_ok=True)
+
+    def log(message: str) -> None:
+        print(f"cardtable train: {message}", file=sys.stderr)
+
     if args.corners:
         from vision.train.corners import DEFAULT_PHOTOS, train_corners
 
         corner_meta = train_corners(
             out, (args.runs / "corners").resolve(), args.photos or DEFAULT_PHOTOS,
-            quick=args.quick, epochs=args.epochs, workers=args.workers,
-            log=lambda m: print(f"cardtable train: {m}", file=sys.stderr),
+            quick=args.quick, epochs=args.epochs, workers=args.workers, log=log,
             part=args.part)
         if "val_top1" in corner_meta:
             print(f"corner classifier: validation top-1 {corner_meta['val_top1']} on "
@@ -77,11 +82,21 @@ def run(args: argparse.Namespace) -> int:
                   + ", ".join(f"{f['part']} {f['temperature']}"
                               for f in corner_meta["factors"]))
         return 0
+    if args.part in ("all", "pips"):
+        from vision.train.pip_suits import train_pip_suits
+
+        pip = train_pip_suits(out / "pip_suit.npz", *((4, 2) if args.quick else (240, 40)),
+                              log=log)
+        print(f"pip-suit reader: calibration top-1 {pip['calib_top1']:.4f}, "
+              f"temperature {pip['temperature']:.3f}")
+        if args.part == "pips":
+            return 0
     if args.part in ("all", "card"):
+        from vision.train.classifier import train_classifier
+
         meta = train_classifier(
             out, args.runs.resolve(), args.imgsz, recipe["per_class"],
-            args.epochs or recipe["epochs"], workers=args.workers,
-            log=lambda m: print(f"cardtable train: {m}", file=sys.stderr),
+            args.epochs or recipe["epochs"], workers=args.workers, log=log,
         )
         print(f"classes {len(meta['classes'])}, temperature {meta['temperature']}, "
               f"calibration top-1 {meta['calibration']['top1']}")
