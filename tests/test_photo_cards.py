@@ -80,6 +80,35 @@ def test_card_outlines_are_found(name: str, image: np.ndarray, truth: list[np.nd
         assert found == [], name
 
 
+def _lit(background: tuple[int, int, int], card: tuple[int, int, int], quad: np.ndarray,
+         gradient: float) -> np.ndarray:
+    """A white card on a pale table under light falling off across the photo (± ``gradient``
+    of the brightness from left to right): every global threshold splits the card."""
+    rng = np.random.default_rng(0)
+    img = np.empty((640, 640, 3), np.float32)
+    img[:] = background
+    cv2.fillConvexPoly(img, quad.astype(np.int32), card)
+    ramp = np.linspace(1 - gradient, 1 + gradient, 640, dtype=np.float32)
+    img *= ramp[None, :, None] * np.sqrt(ramp)[:, None, None]
+    img += rng.normal(0, 4.0, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+LARGE_CARD = _card((320, 330), (330, 450), 3)
+
+
+@pytest.mark.parametrize(("background", "card", "gradient"), [
+    ((170, 190, 205), (225, 225, 225), 0.3),   # light wood
+    ((180, 195, 210), (230, 230, 230), 0.35),
+    ((190, 200, 215), (235, 235, 235), 0.4),   # paler wood, stronger fall-off
+    ((200, 205, 210), (230, 230, 230), 0.3),   # grey desk
+])
+def test_a_white_card_on_a_pale_table_under_a_light_gradient_is_found(
+        background: tuple[int, int, int], card: tuple[int, int, int], gradient: float) -> None:
+    found = card_quads(_lit(background, card, LARGE_CARD, gradient))
+    assert max((_iou(LARGE_CARD, f.quad) for f in found), default=0.0) > 0.85
+
+
 @pytest.mark.parametrize(("quad", "top"), [
     (np.float32([[0, 0], [250, 0], [250, 350], [0, 350]]), (0, 1)),  # portrait already
     (np.float32([[0, 0], [350, 0], [350, 250], [0, 250]]), (1, 2)),  # landscape: rolled

@@ -5,8 +5,9 @@ WHY outlines: a card lying on a table or held up to a webcam is a bright (white 
 in the photo. Found as such, it can be rectified and read where the index is printed on every
 standard card (top-left, and bottom-right turned 180°), and its whole outline is the detection's
 quad: it contains both indices, however small they are in the photo. Several binarisations are
-tried (bright and dark by Otsu, white by low saturation, regions closed by edges), because no
-single one separates a white card from a white desk *and* a black card from dark stone; every
+tried (bright and dark by Otsu, brighter than the surroundings at two scales, white by low
+saturation, regions closed by sharp, soft and thickened edges), because no single one separates
+a white card from a white desk under uneven light *and* a black card from dark stone; every
 convex four-sided outline of a plausible size from any of them is a candidate, and overlapping
 candidates are reduced to the best-shaped one (:func:`card_quads`).
 
@@ -17,6 +18,7 @@ the reader (:mod:`vision.photo_detect`) rejects a quad whose corners do not read
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import cv2
@@ -29,6 +31,9 @@ MIN_SIDES = 0.42
 """Least ratio of a quad's short to long side (a card is 0.72; the photos are stretched)."""
 MIN_FILL = 0.80
 """Least ratio of the outline's area to its convex quad's: straight edges, no big bite."""
+
+EDGE_MASKS = ("edges", "soft", "thick")
+"""Masks of regions closed by edges: every region counts (not only the outermost)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +48,30 @@ class CardQuad:
         return float(cv2.contourArea(self.quad))
 
 
+def _opened(name: str, mask: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """``mask`` opened at 5 and 15 px: the larger kernel cuts a card loose from a bright
+    background or a hand it touches along a thin line."""
+    out = []
+    for size in (5, 15):
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+        out.append((f"{name}{size}", cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)))
+    return out
+
+
 def _masks(image: np.ndarray) -> list[tuple[str, np.ndarray]]:
     """Binary images in which a card may be one connected region: bright and dark by Otsu,
-    brighter than its surroundings (adaptive), white (low saturation), and the regions closed by
-    edges. Each threshold mask is also opened with a larger kernel, which cuts a card loose from
-    a bright background or a hand it touches along a thin line. A median filter first removes
-    the salt-and-pepper noise some of the photos carry."""
+    brighter than its surroundings (adaptive, at two scales), white (low saturation, by a fixed
+    bound and by Otsu on the saturation), and the regions closed by edges (three edge maps:
+    sharp, soft and thickened). Each threshold mask is also opened with a larger kernel
+    (:func:`_opened`). A median filter first removes the salt-and-pepper noise some of the
+    photos carry.
+
+    WHY so many: a white card on a light table under a light gradient is split by every global
+    threshold, and its faint edge leaves the sharp edge map open; each further map closes some
+    of those outlines (on the training split the second adaptive scale, the saturation Otsu,
+    the soft and the thickened edge maps together put 912 of the 1,375 labelled face indices in
+    an outline's index square instead of 814, see models/README.md); outlines that are no card
+    are rejected by the reader."""
     clean = cv2.medianBlur(image, 5)
     gray = cv2.cvtColor(clean, cv2.COLOR_BGR2GRAY)
     hsv = cv2.cvtColor(clean, cv2.COLOR_BGR2HSV)
@@ -57,16 +80,20 @@ def _masks(image: np.ndarray) -> list[tuple[str, np.ndarray]]:
     dark = cv2.bitwise_not(bright)
     level = float(np.percentile(val, 60))
     white = ((sat < 60) & (val > max(level, 90))).astype(np.uint8) * 255
+    _, grey = cv2.threshold(sat, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     side = max(3, (min(image.shape[:2]) // 6) | 1)
     local = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
                                   side, -8)
+    wide = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
+                                 2 * side + 1, -3)
     out = []
-    for name, mask in (("bright", bright), ("dark", dark), ("white", white), ("local", local)):
-        for size in (5, 15):
-            k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
-            out.append((f"{name}{size}", cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)))
-    edges = cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((3, 3), np.uint8))
-    out.append(("edges", cv2.bitwise_not(edges)))
+    for name, mask in (("bright", bright), ("dark", dark), ("white", white), ("grey", grey),
+                       ("local", local), ("wide", wide)):
+        out += _opened(name, mask)
+    sharp = cv2.Canny(gray, 30, 90)
+    soft = cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 10, 30)
+    for name, edges, size in (("edges", sharp, 3), ("soft", soft, 3), ("thick", sharp, 7)):
+        out.append((name, cv2.bitwise_not(cv2.dilate(edges, np.ones((size, size), np.uint8)))))
     return out
 
 
@@ -106,13 +133,17 @@ def clockwise(quad: np.ndarray) -> np.ndarray:
     return quad[np.argsort(ang)].astype(np.float32)
 
 
-def candidates(image: np.ndarray) -> list[CardQuad]:
-    """Every plausible card outline of every mask (overlapping ones included)."""
+def candidates(image: np.ndarray, masks: Collection[str] | None = None) -> list[CardQuad]:
+    """Every plausible card outline of every mask (overlapping ones included); ``masks``: only
+    the masks of these names (:func:`_masks`), e.g. to cut a model's training crops exactly as
+    when it was trained."""
     h, w = image.shape[:2]
     total = float(h * w)
     out: list[CardQuad] = []
     for name, mask in _masks(image):
-        mode = cv2.RETR_LIST if name == "edges" else cv2.RETR_EXTERNAL
+        if masks is not None and name not in masks:
+            continue
+        mode = cv2.RETR_LIST if name in EDGE_MASKS else cv2.RETR_EXTERNAL
         contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
         for cnt in contours:
             area = cv2.contourArea(cnt)
@@ -134,11 +165,12 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
-def card_quads(image: np.ndarray, overlap: float = 0.5) -> list[CardQuad]:
-    """Card outlines in ``image`` (BGR): candidates by fill, a quad dropped when it overlaps a
-    better one by more than ``overlap`` (intersection over union)."""
+def card_quads(image: np.ndarray, overlap: float = 0.5,
+               masks: Collection[str] | None = None) -> list[CardQuad]:
+    """Card outlines in ``image`` (BGR): candidates (of ``masks``, default all) by fill, a quad
+    dropped when it overlaps a better one by more than ``overlap`` (intersection over union)."""
     kept: list[CardQuad] = []
-    for c in sorted(candidates(image), key=lambda c: -c.fill):
+    for c in sorted(candidates(image, masks), key=lambda c: -c.fill):
         if all(_iou(c.quad, k.quad) <= overlap for k in kept):
             kept.append(c)
     return kept
