@@ -1,4 +1,5 @@
-"""The single-card locator: partial white balance, hull fill, tinted and fingered cards."""
+"""The single-card locator: partial white balance, hull fill, tinted and fingered cards, and
+cards held up in realistic webcam frames (white walls, windows, lamps, white shirts, JPEG)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,19 @@ from vision.single_card import (
     _quad_iou,
     _rect,
     candidates,
+    card_evidence,
     locate_card,
     white_patch,
+    whiteness,
 )
-from vision.synth.photos import held_card_photo, single_card_photo, tint_light
+from vision.synth.faces import render_face
+from vision.synth.photos import (
+    _lay_face,
+    held_card_photo,
+    single_card_photo,
+    tint_light,
+    webcam_card_photo,
+)
 
 
 def _tinted(img: np.ndarray, gain: tuple[float, float, float]) -> np.ndarray:
@@ -108,6 +118,71 @@ def test_held_up_cards_under_tinted_light_are_found():
         img, quad = held_card_photo("3R", rng)
         ious.append(_quad_iou(locate_card(tint_light(img, rng)).quad, quad, img.shape))
     assert np.mean(np.array(ious) > 0.8) >= 0.6, np.round(ious, 2)
+
+
+def _white_room(distractor: str) -> tuple[np.ndarray, np.ndarray]:
+    """A card held up in front of a white wall beside one white thing that is not a card, as a
+    washed-out, JPEG-compressed webcam frame: (photo, the card's quad)."""
+    rng = np.random.default_rng(5)
+    room = np.full((480, 640, 3), 228, np.float32)
+    room += rng.normal(0, 3, room.shape)
+    if distractor.endswith("window"):  # blown out and as card-shaped as the card: 150×232
+        cv2.rectangle(room, (60, 80), (210, 312), (255, 255, 255), -1)
+    if distractor == "framed window":
+        cv2.rectangle(room, (52, 72), (218, 320), (90, 110, 130), 8)
+    elif distractor == "lamp":
+        cv2.circle(room, (120, 150), 45, (255, 255, 255), -1)
+        room = cv2.GaussianBlur(room, (0, 0), 4)
+    elif distractor == "shirt":  # a white shirt and a skin-toned head behind the card
+        cv2.ellipse(room, (330, 560), (300, 260), 0, 0, 360, (245, 245, 245), -1)
+        cv2.ellipse(room, (330, 170), (70, 95), 0, 0, 360, (120, 150, 205), -1)
+    face = render_face("7B", np.random.default_rng(2), size=(200, 300))
+    photo, quad = _lay_face(room, face, (430.0, 250.0), 0.62, np.radians(8), 0.02, rng,
+                            cv2.INTER_AREA)
+    cv2.ellipse(photo, tuple(int(v) for v in quad[2:].mean(0)), (30, 45), 0, 0, 360,
+                (120, 150, 205), -1)  # the thumb over the card's lower edge
+    photo = np.clip(photo * 1.1, 0, 255).astype(np.uint8)  # washed out: the border clips
+    _, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 35])
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR), quad
+
+
+KNOWN_MISS = "known limit: a white border on white loses its outline; a framed window has one"
+
+
+@pytest.mark.parametrize("distractor", [
+    "wall", "window", "lamp",
+    # the locator still fails these two (kept strict: a fix shows up as a pass to count)
+    pytest.param("framed window", marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISS)),
+    pytest.param("shirt", marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISS)),
+])
+def test_a_card_is_found_beside_white_things_that_are_not_cards(distractor):
+    img, quad = _white_room(distractor)
+    assert _quad_iou(locate_card(img).quad, quad, img.shape) > 0.8
+
+
+@pytest.mark.parametrize(("thing", "low", "high"), [
+    ("card", 0.8, 2.0),    # printed inside its border, though its outline fades into the wall
+    ("window", 0.0, 0.3),  # as card-shaped and whiter, but blown out to the middle
+])
+def test_card_evidence_tells_a_printed_card_from_a_white_window(thing, low, high):
+    img, quad = _white_room("window")
+    box = quad if thing == "card" else np.float32([[60, 80], [210, 80], [210, 312], [60, 312]])
+    small = white_patch(img)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)) / 4
+    assert low <= card_evidence(whiteness(small), grad, box) <= high
+
+
+def test_cards_in_realistic_webcam_frames_are_found():
+    """Rendered webcam frames of a person holding a card up in a lit room (seeds not used in
+    development; `python -m vision.single_card synthetic:webcam`): white walls, windows, lamps,
+    white shirts, skin all round, washed out, blurred, JPEG. Before the card evidence and the
+    colour-cluster proposals 1 of these 12 was found, with them 6."""
+    ious = []
+    for i in range(12):
+        img, quad = webcam_card_photo("4G", np.random.default_rng([33, i]))
+        ious.append(_quad_iou(locate_card(img).quad, quad, img.shape))
+    assert np.mean(np.array(ious) > 0.8) >= 5 / 12, np.round(ious, 2)
 
 
 @pytest.mark.parametrize(("image", "message"), [

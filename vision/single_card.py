@@ -3,12 +3,14 @@
 WHY classical: single-card photos (enrolment photos, the real UNO measurement set) need no
 detector. A card is the most card-shaped bright or colourful blob: several cheap segmentations
 (edges, the brightest region, the most saturated region, which for UNO cards is the coloured field
-inside the white border, and the whitest pixels, which hold the card's border) each propose a
-rotated rectangle; proposals are scored by how much of the image they fill, how close their
-aspect is to a card's, how rectangular the blob is and whether a white border runs just inside
-its edge (:func:`border_contrast`), and the best one is rectified. The photo is first partly
-white-balanced by its brightest pixels (:func:`white_patch`), and the fill of an edge or bright
-blob is measured by its convex hull (fingers bite into a held card's outline).
+inside the white border, the whitest pixels, which hold the card's border, and the photo split
+into a few colours, whose pieces and pairs of pieces hold a field cut by its oval or a thumb)
+each propose a rotated rectangle; proposals are scored by how much of the image they fill, how
+close their aspect is to a card's, how rectangular the blob is, and by the evidence of a card
+in the photo around the box (:func:`card_evidence`: an outline on an edge, a white border with
+a printed field inside it, a printed middle), and the best one is rectified. The photo is first
+partly white-balanced by its brightest pixels (:func:`white_patch`), and the fill of an edge or
+bright blob is measured by its convex hull (fingers bite into a held card's outline).
 A proposal from the coloured field is grown by the border's width. When nothing card-shaped is
 found, a fallback box of the whole photo stands for a card that fills it (a close-up): its
 corners lie outside the photo, so the corner reader leaves them out.
@@ -20,6 +22,7 @@ its field's colour as a pixel statistic (:mod:`vision.card_colour`).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,11 +177,58 @@ def _proposals(small: np.ndarray, white: np.ndarray) -> list[tuple[str, np.ndarr
             box, _ = _rect(hull, grow)
             fill = sum(cv2.contourArea(c) for c in big) / max(cv2.contourArea(hull), 1e-6)
             out.append(("colour-hull", box, min(1.0, fill + 0.25)))
+    out += _cluster_proposals(small)
     # the card filling most of the frame (a card held up to a webcam)
     m = 0.03
     out.append(("frame", np.float32([[w * m, h * m], [w * (1 - m), h * m],
                                      [w * (1 - m), h * (1 - m)], [w * m, h * (1 - m)]]),
                 FRAME_FILL))
+    return out
+
+
+CLUSTERS = 8  # colours of the photo's k-means segmentation
+CLUSTER_SIDE = 160  # the width it is computed at
+FIELD_GROW = 1.12  # a card's field grown to its edge
+
+
+def _cluster_proposals(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+    """Proposals from the photo split into ``CLUSTERS`` colours (k-means in Lab, seeded so a
+    photo always gives the same): each connected piece of one colour as it is and grown from a
+    field to its card, and the hull of each pair of pieces of one colour that fill at least
+    30% of it (an UNO field cut in two by its oval, or by a thumb).
+
+    WHY: in a webcam frame the card touches a white wall, a hand and a face; thresholds over
+    the whole photo (Otsu of grey or saturation) join it to them, while its field has a colour
+    of its own."""
+    h, w = small.shape[:2]
+    th = max(1, int(round(CLUSTER_SIDE * h / w)))
+    tiny = cv2.resize(small, (CLUSTER_SIDE, th), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(tiny, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    if len(lab) < CLUSTERS:
+        return []
+    cv2.setRNGSeed(0)
+    _, idx, _ = cv2.kmeans(lab, CLUSTERS, None, (cv2.TERM_CRITERIA_MAX_ITER
+                                                 + cv2.TERM_CRITERIA_EPS, 10, 1.0), 1,
+                           cv2.KMEANS_PP_CENTERS)
+    idx = idx.reshape(th, CLUSTER_SIDE)
+    scale = w / CLUSTER_SIDE
+    out: list[tuple[str, np.ndarray, float]] = []
+    for k in range(CLUSTERS):
+        cnts, _ = cv2.findContours((idx == k).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+        cnts = sorted((c for c in cnts if cv2.contourArea(c) >= 0.002 * CLUSTER_SIDE * th),
+                      key=cv2.contourArea, reverse=True)[:8]
+        areas = [cv2.contourArea(c) for c in cnts]
+        for c in cnts:
+            for name, grow in (("cluster", 1.0), ("cluster-field", FIELD_GROW)):
+                box, fill = _rect(c.astype(np.float32) * scale, grow, (h, w), convex=True)
+                out.append((name, box, fill))
+        for a, b in itertools.combinations(range(len(cnts)), 2):
+            hull = cv2.convexHull(np.concatenate([cnts[a], cnts[b]]))
+            share = (areas[a] + areas[b]) / max(cv2.contourArea(hull), 1e-6)
+            if share >= 0.3:
+                box, _ = _rect(hull.astype(np.float32) * scale, FIELD_GROW)
+                out.append(("cluster-pair", box, min(1.0, share + 0.25)))
     return out
 
 
@@ -190,7 +240,14 @@ def _touches_frame(box: np.ndarray, shape: tuple[int, int], tol: float = 0.015) 
                 or (box[:, 1] > h - t).any())
 
 
+LARGE_WEIGHT = 0.75  # how much a box gains per share of the photo it covers
+
+
 def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
+    """Geometry of a proposal: its fill, its aspect against a card's, its size (credited up to a
+    quarter of the photo, plus ``LARGE_WEIGHT`` × its share of the photo: a close-up's card is
+    the largest card-like thing in it, the symbols and fields inside it are card-like too),
+    and how far it runs off the photo."""
     h, w = shape
     rect = cv2.minAreaRect(box.astype(np.float32))
     rw, rh = rect[1]
@@ -206,39 +263,102 @@ def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
     aspect_pen = 0.0 if lo <= aspect <= hi else min(abs(aspect - lo), abs(aspect - hi))
     # corners far outside the image mean a blob that runs off the photo
     outside = np.clip(-box, 0, None).sum() + np.clip(box - [w, h], 0, None).sum()
-    return fill - 1.5 * aspect_pen + 0.5 * min(frac / 0.25, 1.0) - 4 * outside / (w + h)
+    return (fill - 1.5 * aspect_pen + 0.5 * min(frac / 0.25, 1.0) + LARGE_WEIGHT * frac
+            - 4 * outside / (w + h))
 
 
 FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read with corners
-BORDER_WEIGHT = 0.5  # how much a white border inside the quad's edge adds to its score
+
+# the evidence warp: a card's quad grown by 12% mapped to EVIDENCE_SIZE, the card at CARD_BOX
+EVIDENCE_SIZE = (112, 168)
+CARD_BOX = (6, 9, 106, 159)  # x0, y0, x1, y1
+EDGE_LEVEL = 25.0  # a gradient (grey levels per pixel) that counts as the card's outline
+FIELD_STEP = 30.0  # how much darker (in whiteness) the field is than the border inside it
+OUTSIDE_STEP = 20.0  # how much whiter the border is than what lies just outside the card
+PRINT_STEP = 40.0  # how much darker than the border a printed pixel of the middle is
+INK_SHARE = 0.6  # the share of a card's middle that is printed (not white), at full credit
 
 
-def border_contrast(white: np.ndarray, box: np.ndarray) -> float:
-    """How much whiter a thin ring just inside ``box``'s edge is than the ring just outside it,
-    in [-1, 1] (where the photo, of :func:`whiteness` ``white``, has both rings).
+def _sides() -> list[tuple[tuple[slice, slice], ...]]:
+    """Per side of the warped card: (the border ring 2-6% inside the edge, the band 10-16%
+    inside it where a printed field begins, the ring 1-5% outside the edge)."""
+    x0, y0, x1, y1 = CARD_BOX
+    return [
+        ((slice(y0 + 2, y0 + 6), slice(x0 + 8, x1 - 8)),
+         (slice(y0 + 10, y0 + 16), slice(x0 + 16, x1 - 16)),
+         (slice(y0 - 5, y0 - 1), slice(x0 + 8, x1 - 8))),
+        ((slice(y1 - 6, y1 - 2), slice(x0 + 8, x1 - 8)),
+         (slice(y1 - 16, y1 - 10), slice(x0 + 16, x1 - 16)),
+         (slice(y1 + 1, y1 + 5), slice(x0 + 8, x1 - 8))),
+        ((slice(y0 + 8, y1 - 8), slice(x0 + 2, x0 + 6)),
+         (slice(y0 + 16, y1 - 16), slice(x0 + 10, x0 + 16)),
+         (slice(y0 + 8, y1 - 8), slice(x0 - 5, x0 - 1))),
+        ((slice(y0 + 8, y1 - 8), slice(x1 - 6, x1 - 2)),
+         (slice(y0 + 16, y1 - 16), slice(x1 - 16, x1 - 10)),
+         (slice(y0 + 8, y1 - 8), slice(x1 + 1, x1 + 5))),
+    ]
 
-    WHY: every card has a white (or light) border; a wall, a head, a door or the card's own
-    oval are not framed by one. The rings cover 2-6% of the card's width inside and outside."""
+
+SIDES = _sides()
+
+
+def card_evidence(white: np.ndarray, grad: np.ndarray, box: np.ndarray) -> float:
+    """How much the photo inside and around ``box`` looks like a card, in [0, 2]: the share of
+    its outline on a strong edge (up to 1), the shares of its sides (those in the photo) whose
+    border is whiter than the band just inside it, where a printed field begins, and than just
+    outside it (0.25 each), and how much of its middle is printed (up to 0.5). ``white`` is the
+    photo's :func:`whiteness`, ``grad`` its grey gradient magnitude.
+
+    WHY: in a webcam frame a white wall, a window, a lamp, a white shirt, a face or a hand are
+    as large, bright and card-shaped as the card; they are white (or skin) to the middle and
+    seldom outlined all round, while a card has a crisp outline and is printed inside its
+    border (an UNO card's field, pips). WHY each side on its own: a thumb covers one side, a
+    white wall matches another; the card still shows the rest. The weights were set on
+    rendered photos only (seeds 7 and 123 of every ``synthetic:`` set)."""
+    edge, field, outside, ink = _evidence_parts(white, grad, box)
+    return edge + 0.25 * field + 0.25 * outside + 0.5 * min(ink / INK_SHARE, 1.0)
+
+
+def _evidence_parts(white: np.ndarray, grad: np.ndarray, box: np.ndarray
+                    ) -> tuple[float, float, float, float]:
+    """The measures :func:`card_evidence` weighs: (outline on an edge, sides with a field
+    step, sides with an outside step, share of the middle printed), from ``box`` grown by 12%
+    and warped to ``EVIDENCE_SIZE``."""
+    W, H = EVIDENCE_SIZE
+    x0, y0, x1, y1 = CARD_BOX
     q = order_portrait(box)
     c = q.mean(0)
     grown = c + (q - c) * 1.12
-    W, H = 112, 168
-    dst = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
-    m = cv2.getPerspectiveTransform(grown.astype(np.float32), dst)
-    warped = cv2.warpPerspective(white, m, (W, H), flags=cv2.INTER_AREA)
+    m = cv2.getPerspectiveTransform(grown.astype(np.float32),
+                                    np.float32([[0, 0], [W, 0], [W, H], [0, H]]))
+    wv = cv2.warpPerspective(white, m, (W, H), flags=cv2.INTER_AREA)
+    gv = cv2.warpPerspective(grad, m, (W, H), flags=cv2.INTER_LINEAR)
     valid = cv2.warpPerspective(np.full(white.shape, 255, np.uint8), m, (W, H),
                                 flags=cv2.INTER_NEAREST) > 0
-    x0, y0, x1, y1 = 6, 9, 106, 159  # the card inside the grown quad
-    inner = np.zeros((H, W), bool)
-    inner[y0 + 2:y1 - 2, x0 + 2:x1 - 2] = True
-    inner[y0 + 6:y1 - 6, x0 + 6:x1 - 6] = False
-    outer = np.zeros((H, W), bool)
-    outer[max(0, y0 - 5):y1 + 5, max(0, x0 - 5):x1 + 5] = True
-    outer[y0:y1, x0:x1] = False
-    a, b = warped[inner & valid], warped[outer & valid]
-    if a.size < 50 or b.size < 50:
-        return 0.0
-    return float(np.clip((np.median(a) - np.median(b)) / 60.0, -1.0, 1.0))
+    field, outside = [], []  # per side in the photo: does it show a field, an outside step
+    for ring_at, band_at, out_at in SIDES:
+        ring = wv[ring_at][valid[ring_at]]
+        if ring.size < 10:
+            continue
+        level = np.median(ring)
+        band, out = wv[band_at][valid[band_at]], wv[out_at][valid[out_at]]
+        if band.size >= 10:
+            field.append(level - np.median(band) > FIELD_STEP)
+        if out.size >= 10:
+            outside.append(level - np.median(out) > OUTSIDE_STEP)
+    # the strongest gradient across a 5-pixel band over each point of the outline
+    profiles = [np.where(valid[sl], gv[sl], -1.0).max(axis=ax) for sl, ax in (
+        ((slice(y0 - 2, y0 + 3), slice(x0, x1)), 0), ((slice(y1 - 2, y1 + 3), slice(x0, x1)), 0),
+        ((slice(y0, y1), slice(x0 - 2, x0 + 3)), 1), ((slice(y0, y1), slice(x1 - 2, x1 + 3)), 1))]
+    line = np.concatenate(profiles)
+    line = line[line >= 0]
+    edge = float(np.mean(line > EDGE_LEVEL)) if line.size else 0.0
+    middle = wv[y0 + 15:y1 - 15, x0 + 12:x1 - 12][valid[y0 + 15:y1 - 15, x0 + 12:x1 - 12]]
+    ring_all = np.concatenate([wv[r][valid[r]] for r, _, _ in SIDES])
+    ink = 0.0
+    if middle.size and ring_all.size:
+        ink = float(np.mean(middle < np.median(ring_all) - PRINT_STEP))
+    return edge, float(np.mean(field or [0.0])), float(np.mean(outside or [0.0])), ink
 
 
 WHITE_PERCENTILE = 98.0  # the level of each channel taken for white (see white_patch)
@@ -271,11 +391,13 @@ def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     small = white_patch(cv2.resize(img, (max(1, int(w * scale)), max(1, int(h * scale))),
                                    interpolation=cv2.INTER_AREA))
     white = whiteness(small)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)) / 4
     out = []
     for name, box, fill in _proposals(small, white):
         score = _score(box, fill, small.shape[:2])
         if score > -0.5:
-            score += BORDER_WEIGHT * border_contrast(white, box)
+            score += card_evidence(white, grad, box)
         out.append((name, order_portrait(box / scale), score))
     return sorted(_demote_nested(out), key=lambda c: -c[2])
 
@@ -488,7 +610,9 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
                        seed: int = 99, enrol_style: int | None = None) -> str:
     """Locator and reader on ``count`` rendered single-card photos whose quad and code are known:
     ``table`` (a card lying on a table), ``held`` (held up to a webcam, often cut off),
-    ``tinted`` (held, under strongly coloured light) or ``closeup`` (a card filling the photo).
+    ``tinted`` (held, under strongly coloured light), ``closeup`` (a card filling the photo) or
+    ``webcam`` (held up in a lit room to a cheap webcam: white walls, windows, lamps, a white
+    shirt, washed out, blurred, JPEG).
     Seeds ``[seed, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real
     photo.
 
@@ -501,10 +625,11 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
         held_card_photo,
         single_card_photo,
         tinted_held_photo,
+        webcam_card_photo,
     )
 
     makers = {"table": single_card_photo, "held": held_card_photo, "tinted": tinted_held_photo,
-              "closeup": closeup_card_photo}
+              "closeup": closeup_card_photo, "webcam": webcam_card_photo}
     make = makers.get(kind)
     if make is None:
         raise SingleCardError(f"no synthetic set {kind!r}: use synthetic:"

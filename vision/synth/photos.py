@@ -1,5 +1,5 @@
-"""Synthetic single-card photos: one rendered card lying on a table, seen at an angle, or held
-up to a webcam.
+"""Synthetic single-card photos: one rendered card lying on a table, seen at an angle, held up
+to a webcam, or held up in a cheap webcam's frame of a lit room (:func:`webcam_card_photo`).
 
 WHY: tests of card location, classification and enrolment need photos whose true quad and code
 are known; the real photo sets are either measurement-only or not of UNO cards.
@@ -101,6 +101,172 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
     photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.5, 2.0)))
     photo += rng.normal(0, rng.uniform(2, 8), photo.shape)
     return np.clip(photo, 0, 255).astype(np.uint8), quad
+
+
+def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
+                      face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A frame of a cheap webcam at a person who holds one card up in a lit room: (BGR photo,
+    the card's full quad, which may reach beyond the frame).
+
+    WHY: in :func:`held_card_photo` the card's border is the only pure white; in a real
+    webcam frame it is not. Here the room has light or white walls and a ceiling, often a
+    blown-out window or a lamp with its glow, white door frames or picture mats; the player
+    wears a shirt that may be white, a skin-toned face, neck, arm and hand surround the card
+    (the thumb on its face, the fingers behind it); the card is small in the frame or large
+    and cut off, tilted and turned in depth; the camera's auto-exposure often washes it all out
+    (the border clips to the walls' 255), adds vignetting, a colour cast, motion or focus blur,
+    a low-resolution sensor scaled up, chroma noise and heavy JPEG compression."""
+    w, h = size
+    face = _face(code, rng, face)
+    fh, fw = face.shape[:2]
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)
+    photo = _room(size, rng, yy, xx)
+    # skin from dark to pale: red strongest, then green, then blue (BGR)
+    skin = rng.uniform(70, 245) * np.array([rng.uniform(0.5, 0.75), rng.uniform(0.68, 0.86), 1.0])
+    _person(photo, rng, skin, w, h)
+    # the card: small in the frame to larger than it, anywhere, tilted and turned in depth
+    scale = float(np.exp(rng.uniform(np.log(0.22), np.log(1.25)))) * h / fh
+    cx = w / 2 + rng.uniform(-0.4, 0.4) * w
+    cy = h / 2 + rng.uniform(-0.35, 0.4) * h
+    ang = np.radians(rng.uniform(-25, 25) + (90 if rng.random() < 0.15 else 0))
+    hw, hh = fw * scale / 2, fh * scale / 2
+    # the holding hand behind the card: palm and arm from below the card to the frame's edge
+    down = np.array([-np.sin(ang), np.cos(ang)])  # the card's downward direction
+    bottom = np.array([cx, cy]) + down * hh * rng.uniform(0.7, 1.0)
+    palm = (skin * rng.uniform(0.85, 1.1)).tolist()
+    sleeve = (skin * rng.uniform(0.9, 1.1) if rng.random() < 0.5 else
+              rng.uniform(20, 250) * rng.uniform(0.8, 1.0, 3)).tolist()
+    arm_w = max(6, int(rng.uniform(1.0, 1.5) * hw * 2))  # a forearm is wider than a card
+    palm_c = bottom + down * hh * rng.uniform(0.1, 0.4)
+    end = (int(palm_c[0] + rng.uniform(-0.3, 0.3) * w), h + arm_w)
+    cv2.line(photo, (int(palm_c[0]), int(palm_c[1])), end, sleeve, arm_w, cv2.LINE_AA)
+    cv2.ellipse(photo, (int(palm_c[0]), int(palm_c[1])),
+                (max(3, int(rng.uniform(0.7, 1.1) * hw)), max(3, int(rng.uniform(0.3, 0.55) * hh))),
+                float(np.degrees(ang)), 0, 360, palm, -1, cv2.LINE_AA)
+    card_gain = rng.uniform(0.75, 1.15)  # the card in the room's light or in the player's shadow
+    photo, quad = _lay_face(photo, face.astype(np.float32) * card_gain, (cx, cy), scale, ang,
+                            0.06, rng, cv2.INTER_AREA)
+    if rng.random() < 0.3:  # glare: the lamp or the window in the card's gloss
+        g = np.zeros((h, w), np.float32)
+        gc = quad.mean(0) + rng.uniform(-0.5, 0.5, 2) * (hw, hh)
+        cv2.ellipse(g, (int(gc[0]), int(gc[1])), (max(2, int(rng.uniform(0.2, 0.6) * hw)),
+                    max(2, int(rng.uniform(0.1, 0.3) * hh))), float(rng.uniform(0, 180)), 0,
+                    360, 1.0, -1)
+        g = cv2.GaussianBlur(g, (0, 0), max(1.0, 0.1 * hw))
+        photo += g[..., None] * rng.uniform(60, 200)
+    # the thumb on the card's face, from the holding edge inwards
+    for _ in range(int(rng.integers(1, 3))):
+        t = bottom - down * hh * rng.uniform(0.0, 0.4) + rng.uniform(-0.7, 0.7) * hw * \
+            np.array([np.cos(ang), np.sin(ang)])
+        cv2.ellipse(photo, (int(t[0]), int(t[1])), (max(2, int(rng.uniform(0.1, 0.22) * hw)),
+                    max(3, int(rng.uniform(0.25, 0.5) * hh))),
+                    float(np.degrees(ang) + rng.uniform(-35, 35)), 0, 360,
+                    (skin * rng.uniform(0.9, 1.15)).tolist(), -1, cv2.LINE_AA)
+    return _webcam(photo, rng, yy, xx), quad
+
+
+def _room(size: tuple[int, int], rng: np.random.Generator, yy: np.ndarray, xx: np.ndarray
+          ) -> np.ndarray:
+    """A lit room behind the player (float32, may exceed 255 where a light source is): a light
+    or white wall lit unevenly, the ceiling, dark furniture, a white door frame or picture mat,
+    a window and a lamp (both brighter than white paper)."""
+    w, h = size
+    if rng.random() < 0.5:  # a white or off-white wall
+        wall = rng.uniform(175, 245) * rng.uniform(0.93, 1.0, 3)
+    else:
+        wall = rng.uniform(90, 235, 3)
+    photo = np.empty((h, w, 3), np.float32)
+    photo[:] = wall
+    photo *= (1 + rng.uniform(-0.35, 0.35) * (xx / w - 0.5) + rng.uniform(-0.4, 0.2) *
+              (yy / h - 0.5))[..., None]
+    if rng.random() < 0.4:  # the ceiling, lighter or darker than the wall
+        edge = int(rng.uniform(0.05, 0.3) * h)
+        photo[:edge] *= rng.uniform(0.8, 1.2)
+    for _ in range(int(rng.integers(0, 4))):  # furniture, shelves, a door, a picture
+        x0, y0 = int(rng.uniform(-0.1, 1) * w), int(rng.uniform(-0.1, 1) * h)
+        bw, bh = int(rng.uniform(0.05, 0.5) * w), int(rng.uniform(0.05, 0.6) * h)
+        if rng.random() < 0.35:  # a white frame round it: a door frame, a picture's mat
+            rim = int(rng.uniform(0.01, 0.04) * w) + 1
+            cv2.rectangle(photo, (x0 - rim, y0 - rim), (x0 + bw + rim, y0 + bh + rim),
+                          (rng.uniform(225, 255) * np.ones(3)).tolist(), -1)
+        cv2.rectangle(photo, (x0, y0), (x0 + bw, y0 + bh), rng.uniform(15, 200, 3).tolist(), -1)
+    if rng.random() < 0.45:  # a window: daylight far brighter than the room, bars across it
+        x0, y0 = int(rng.uniform(-0.2, 0.8) * w), int(rng.uniform(-0.2, 0.4) * h)
+        bw, bh = int(rng.uniform(0.2, 0.6) * w), int(rng.uniform(0.3, 0.8) * h)
+        sky = rng.uniform(260, 450) * rng.uniform(0.9, 1.0, 3)
+        cv2.rectangle(photo, (x0, y0), (x0 + bw, y0 + bh), sky.tolist(), -1)
+        bar = rng.uniform(30, 240)
+        for _ in range(int(rng.integers(0, 3))):
+            bx = int(x0 + rng.uniform(0.2, 0.8) * bw)
+            cv2.line(photo, (bx, y0), (bx, y0 + bh), (bar, bar, bar), int(rng.integers(2, 9)))
+    if rng.random() < 0.35:  # a lamp and its glow
+        lamp = np.zeros((h, w), np.float32)
+        c = (int(rng.uniform(0, 1) * w), int(rng.uniform(0, 0.6) * h))
+        r = int(rng.uniform(0.03, 0.1) * w)
+        cv2.circle(lamp, c, r, 1.0, -1)
+        lamp = lamp + 0.6 * cv2.GaussianBlur(lamp, (0, 0), 2.5 * r)
+        photo += lamp[..., None] * rng.uniform(200, 500) * np.array([0.85, 0.95, 1.0])
+    return photo
+
+
+def _person(photo: np.ndarray, rng: np.random.Generator, skin: np.ndarray, w: int, h: int
+            ) -> None:
+    """The player behind the card, drawn into ``photo``: a shirt (white in a third of the
+    frames), the neck, a skin-toned head with its hair, often off-centre or cut by the frame."""
+    hx = int(rng.uniform(0.2, 0.8) * w)
+    head_h = rng.uniform(0.25, 0.55) * h
+    hy = int(rng.uniform(0.2, 0.55) * h)
+    shirt = (rng.uniform(215, 255) * np.ones(3) if rng.random() < 0.33 else
+             rng.uniform(10, 230, 3))
+    shoulders = hy + int(head_h * 0.75)
+    cv2.ellipse(photo, (hx, shoulders + int(0.5 * h)), (int(rng.uniform(0.3, 0.45) * w),
+                int(0.55 * h)), 0, 0, 360, shirt.tolist(), -1, cv2.LINE_AA)
+    cv2.rectangle(photo, (hx - int(0.2 * head_h), hy), (hx + int(0.2 * head_h), shoulders + 5),
+                  (skin * 0.85).tolist(), -1)
+    cv2.ellipse(photo, (hx, hy), (int(0.37 * head_h), int(0.5 * head_h)), 0, 0, 360,
+                skin.tolist(), -1, cv2.LINE_AA)
+    hair = rng.uniform(5, 90) * rng.uniform(0.6, 1.0, 3)
+    if rng.random() < 0.15:
+        hair = rng.uniform(150, 220) * np.array([0.7, 0.85, 1.0])  # fair or grey hair
+    cv2.ellipse(photo, (hx, hy - int(0.25 * head_h)), (int(0.4 * head_h), int(0.3 * head_h)), 0,
+                180, 360, hair.tolist(), -1, cv2.LINE_AA)
+    for ex in (-1, 1):  # eyes
+        cv2.circle(photo, (hx + int(ex * 0.15 * head_h), hy - int(0.05 * head_h)),
+                   max(1, int(0.035 * head_h)), (30, 30, 30), -1)
+
+
+def _webcam(photo: np.ndarray, rng: np.random.Generator, yy: np.ndarray, xx: np.ndarray
+            ) -> np.ndarray:
+    """What a cheap webcam makes of a scene (float32 radiance): auto-exposure that often
+    washes it out, a colour cast, vignetting, motion or focus blur, a low-resolution sensor
+    scaled up, chroma noise, clipping and JPEG compression at low quality (uint8 BGR)."""
+    h, w = photo.shape[:2]
+    photo = photo * rng.uniform(0.75, 1.6)  # exposure: >1 clips walls and the card's border
+    photo = photo * rng.uniform(0.85, 1.12, 3)
+    r2 = ((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2) / 0.5
+    photo *= (1 - rng.uniform(0, 0.35) * r2)[..., None]
+    if rng.random() < 0.4:  # motion blur: the hand moves
+        n = int(rng.integers(3, 16))
+        k = np.zeros((n, n), np.float32)
+        a = rng.uniform(0, np.pi)
+        c = (n - 1) / 2
+        cv2.line(k, (int(c - c * np.cos(a)), int(c - c * np.sin(a))),
+                 (int(c + c * np.cos(a)), int(c + c * np.sin(a))), 1.0, 1)
+        photo = cv2.filter2D(photo, -1, k / k.sum())
+    photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.4, 1.6)))
+    if rng.random() < 0.5:  # a low-resolution sensor, scaled up
+        f = rng.uniform(0.35, 0.7)
+        small = cv2.resize(photo, (int(w * f), int(h * f)), interpolation=cv2.INTER_AREA)
+        photo = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    photo = np.clip(photo, 0, 255)
+    if rng.random() < 0.5:  # lifted blacks, a flat tone curve
+        lift = rng.uniform(10, 50)
+        photo = lift + photo * (255 - lift) / 255
+    grain = rng.normal(0, rng.uniform(2, 10), photo.shape)
+    chroma = cv2.resize(rng.normal(0, rng.uniform(1, 6), (h // 4, w // 4, 3)), (w, h))
+    photo = np.clip(photo + grain + chroma, 0, 255).astype(np.uint8)
+    ok, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(20, 75))])
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
 
 
 def tint_light(photo: np.ndarray, rng: np.random.Generator, strength: float = 0.35
