@@ -16,8 +16,10 @@ from vision.pip_suits import (
     SUITS,
     PipModelError,
     PipSuitReader,
+    card_blobs,
     fuse_suits,
     pip_patches,
+    rectify,
     standard_mass,
 )
 from vision.synth.faces import render_standard
@@ -99,6 +101,22 @@ def test_every_number_card_of_a_rendered_table_reads_its_suit() -> None:
                 != c.code[-1]:
             wrong.append(c.code)
     assert len(cards) > 20 and not wrong
+
+
+@pytest.mark.parametrize("index", [False, True])
+def test_a_table_read_at_once_gives_each_card_its_own_blobs_bit_for_bit(index: bool) -> None:
+    # the cards stacked into one image must give exactly the blobs (patches, centres,
+    # heights, order) each card gives alone: the batched reader may not change a reading
+    scene = render_scene(9_000_123, deck="standard")
+    cards = np.stack([rectify(scene.image, c.quad) for c in scene.cards])
+    blobs = card_blobs(cards, index)
+    assert len(blobs.card) > 100 and np.all(np.diff(blobs.card) >= 0)
+    for k, card in enumerate(cards):
+        alone = pip_patches(card, index=index, heights=True)
+        mine = blobs.card == k
+        for got, want in zip((blobs.patches[mine], blobs.centres[mine], blobs.heights[mine]),
+                             alone, strict=True):
+            assert got.shape == want.shape and np.array_equal(got, want), k
 
 
 def test_a_blank_card_has_no_pips_and_its_row_says_nothing() -> None:
@@ -226,3 +244,33 @@ def test_the_pip_reader_is_not_a_corner_model(capsys: pytest.CaptureFixture[str]
 
     assert main(["train", "--corners", "--part", "pips"]) == 2
     assert "drop --corners" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "rc"),
+    [
+        (["--deck", "standard", "--frames", "2", "--json"], 0),
+        (["--deck", "standard", "--frames", "1"], 2),  # too few frames to take a median
+    ],
+)
+def test_bench_vision_times_a_standard_table(argv: list[str], rc: int,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from protocol_runner.cli import main
+
+    assert main(["bench-vision", *argv]) == rc
+    out = capsys.readouterr()
+    if rc:
+        assert "--frames" in out.err
+        return
+    figures = json.loads(out.out)
+    assert figures["deck"] == "standard" and figures["cards_in_view"] == 50
+    assert figures["cards_found_median"] >= 45
+    assert figures["median_ms_every_card_new"] > 0
+
+
+def test_bench_vision_knows_only_the_two_decks(capsys: pytest.CaptureFixture[str]) -> None:
+    from protocol_runner.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["bench-vision", "--deck", "tarot"])
+    assert exc.value.code == 2 and "invalid choice" in capsys.readouterr().err

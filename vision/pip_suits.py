@@ -13,9 +13,10 @@ at the card's full resolution and its shape read by a tiny network
 The pipeline per card: rectify it (:data:`RECT`), measure every pixel's colour distance from
 the card's paper (the median of its inside: the paper of a number card covers most of it, on
 a dark deck too), threshold it (Otsu, at least :data:`MIN_INK`), keep the connected blobs of
-pip size outside the two index corners (:func:`pip_patches`), and read each blob's soft ink
-map, cut square around it, by the network, which also knows what is no pip (``X``: a digit,
-a court card's letter or a piece of its picture, a joker's, a back's pattern). The card's
+pip size outside the two index corners (:func:`card_blobs`: a whole table's cards in one
+pass, each read exactly as if alone), and read each blob's soft ink map, cut square around it,
+by the network, which also knows what is no pip (``X``: a digit, a court card's letter or a
+piece of its picture, a joker's, a back's pattern). The card's
 suit is the average reading of its pips (:meth:`PipSuitReader.card_suits`), and it moves a
 card's probability only between the two suits of one colour of one rank
 (:func:`fuse_suits`), a court card's less than a number card's.
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -63,8 +65,6 @@ rank's digits and a tiny suit: their blobs are not pips."""
 MARGIN = 0.03
 """Blobs within this share of the rectified edge are slivers of table or of a neighbour."""
 
-_ONES = np.ones((1, 3), np.float32)
-
 
 class PipModelError(ValueError):
     """The pip-suit weights cannot be read: the message says how to rebuild them."""
@@ -79,64 +79,100 @@ def rectify(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = RECT) -
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def ink_map(card: np.ndarray) -> np.ndarray:
-    """(h, w) uint8 colour distance (8-bit Lab, summed absolute differences, saturating) of
-    every pixel of a rectified ``card`` from its paper: the median colour of its inside,
-    sampled every third pixel (cheap, and a median needs no more)."""
-    lab = cv2.cvtColor(card, cv2.COLOR_BGR2LAB)
-    h, w = lab.shape[:2]
-    paper = np.median(lab[h // 10:h - h // 10:3, w // 10:w - w // 10:3].reshape(-1, 3), axis=0)
-    flat = np.empty_like(lab)
-    flat[:] = paper.astype(np.uint8)
-    diff = cv2.absdiff(lab, flat)
-    return cv2.transform(diff, _ONES)
+def ink_maps(cards: np.ndarray) -> np.ndarray:
+    """(N, h, w) uint8 colour distance (8-bit Lab, summed absolute differences, saturating) of
+    every pixel of (N, h, w, 3) rectified ``cards`` from its card's paper: the median colour of
+    the card's inside, sampled every third pixel (cheap, and a median needs no more)."""
+    n, h, w = cards.shape[:3]
+    lab = cv2.cvtColor(cards.reshape(n * h, w, 3), cv2.COLOR_BGR2LAB).reshape(n, h, w, 3)
+    inside = lab[:, h // 10:h - h // 10:3, w // 10:w - w // 10:3].reshape(n, -1, 3)
+    paper = np.median(inside, axis=1).astype(np.uint8)
+    out = np.empty((n, h, w), np.uint8)
+    for k in range(n):  # each card less its own paper
+        diff = cv2.absdiff(lab[k], (*(float(v) for v in paper[k]), 0.0))
+        a, b, c = cv2.split(diff)
+        cv2.add(cv2.add(a, b), c, dst=out[k])  # saturating: min(255, a + b + c)
+    return out
+
+
+@dataclass(frozen=True)
+class Blobs:
+    """The blobs of pip size of N rectified cards, card by card, and within a card in the
+    order the card alone gives them: (M, PATCH, PATCH) float32 soft ink maps (0–1), each
+    cut square about its blob and masked to it (a neighbour inside the square is left out);
+    (M, 2) centres and (M,) heights as shares of the card's size; (M,) the card each is on."""
+
+    patches: np.ndarray
+    centres: np.ndarray
+    heights: np.ndarray
+    card: np.ndarray
+
+
+def card_blobs(cards: np.ndarray, index: bool = False) -> Blobs:
+    """The :class:`Blobs` of (N, h, w, 3) rectified BGR ``cards`` (any size; read at their own
+    size). Blobs in the index corners (the rank's digits) only with ``index`` (training shows
+    them as what is not a pip).
+
+    WHY all cards at once: a table's cards are stacked into one image, blank rows between
+    each two (8-connected ink cannot cross them), so the colour conversion and the blob
+    search run once per table instead of once per card, and the blobs are sifted as arrays
+    instead of one by one; each card's threshold stays its own, and every blob, its pixels and
+    its order are those the card alone gives (the tiles keep an even height: OpenCV labels
+    blobs scanning blocks of 2 × 2 pixels), so the readings are those of one card at a
+    time, bit for bit."""
+    n, h, w = cards.shape[:3]
+    dist = ink_maps(cards)
+    tile = h + 2 - h % 2  # one or two blank rows below each card
+    mask = np.zeros((n, tile, w), np.uint8)
+    for k in range(n):
+        otsu, _ = cv2.threshold(dist[k, h // 10:h - h // 10, w // 10:w - w // 10], 0, 255,
+                                cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        cv2.compare(dist[k], max(float(otsu), MIN_INK), cv2.CMP_GT, mask[k, :h])
+    _, labels, stats, centroids = cv2.connectedComponentsWithStats(
+        mask.reshape(n * tile, w), connectivity=8)
+    x, y, bw, bh, area = (stats[1:, k].astype(np.int64) for k in range(5))
+    card = y // tile
+    y = y - card * tile
+    # a centroid is the blob's sum of rows over its area: the card's own sum, restored exactly
+    sums = np.rint(centroids[1:, 1] * area) - card * tile * area
+    cx, cy = centroids[1:, 0] / w, sums / area / h
+    mx, my = MARGIN * w, MARGIN * h
+    keep = ((area >= MIN_AREA) & (PIP_H[0] * h <= bh) & (bh <= PIP_H[1] * h)
+            & (PIP_W[0] * w <= bw) & (bw <= PIP_W[1] * w)
+            & (x >= mx) & (y >= my) & (x + bw <= w - mx) & (y + bh <= h - my))
+    if not index:
+        keep &= ~in_index(cx, cy)
+    kept = np.flatnonzero(keep)
+    patches = np.empty((len(kept), PATCH, PATCH), np.float32)
+    for n_out, (k, c, x0, y0, bw0, bh0) in enumerate(zip(
+            *(v[kept].tolist() for v in (np.arange(len(x)), card, x, y, bw, bh)), strict=True)):
+        side = max(bw0, bh0) + 2
+        x0, y0 = x0 + bw0 // 2 - side // 2, y0 + bh0 // 2 - side // 2
+        square = np.zeros((side, side), np.float32)
+        sx0, sy0 = max(x0, 0), max(y0, 0)
+        sx1, sy1 = min(x0 + side, w), min(y0 + side, h)
+        top = c * tile
+        square[sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = \
+            dist[c, sy0:sy1, sx0:sx1] * (labels[top + sy0:top + sy1, sx0:sx1] == k + 1)
+        patch = cv2.resize(square, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
+        patches[n_out] = patch / max(float(patch.max()), 1e-6)
+    return Blobs(patches, np.stack([cx[kept], cy[kept]], axis=1).astype(np.float32),
+                 (bh[kept] / h).astype(np.float32), card[kept])
 
 
 def pip_patches(card: np.ndarray, index: bool = False, heights: bool = False
                 ) -> tuple[np.ndarray, ...]:
-    """(N, PATCH, PATCH) float32 soft ink maps (0–1) of the blobs of pip size of a rectified
-    ``card`` (BGR, any size; read at its own size), each cut square about the blob and masked
-    to it (a neighbour inside the square is left out), and their (N, 2) centres as shares of
-    the card's width and height. Blobs in the index corners (the rank's digits) only with
-    ``index`` (training shows them as what is not a pip); with ``heights`` also their (N,)
-    heights as shares of the card's."""
-    dist = ink_map(card)
-    h, w = dist.shape
-    inner = dist[h // 10:h - h // 10, w // 10:w - w // 10]
-    otsu, _ = cv2.threshold(inner, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    mask = (dist > max(float(otsu), MIN_INK)).astype(np.uint8)
-    n, labels, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    out, where, tall = [], [], []
-    mx, my = MARGIN * w, MARGIN * h
-    for k in range(1, n):
-        x, y, bw, bh, area = (int(v) for v in stats[k])
-        cx, cy = centres[k] / (w, h)
-        if (area < MIN_AREA or not PIP_H[0] * h <= bh <= PIP_H[1] * h
-                or not PIP_W[0] * w <= bw <= PIP_W[1] * w):
-            continue
-        if x < mx or y < my or x + bw > w - mx or y + bh > h - my:
-            continue
-        if not index and in_index(cx, cy):
-            continue
-        side = max(bw, bh) + 2
-        x0, y0 = x + bw // 2 - side // 2, y + bh // 2 - side // 2
-        square = np.zeros((side, side), np.float32)
-        sx0, sy0 = max(x0, 0), max(y0, 0)
-        sx1, sy1 = min(x0 + side, w), min(y0 + side, h)
-        square[sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = np.where(
-            labels[sy0:sy1, sx0:sx1] == k, dist[sy0:sy1, sx0:sx1], 0.0)
-        patch = cv2.resize(square, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
-        out.append(patch / max(float(patch.max()), 1e-6))
-        where.append((cx, cy))
-        tall.append(bh / h)
-    found = (np.asarray(out, np.float32).reshape(-1, PATCH, PATCH),
-             np.asarray(where, np.float32).reshape(-1, 2))
-    return (*found, np.asarray(tall, np.float32)) if heights else found
+    """(N, PATCH, PATCH) patches and (N, 2) centres of the blobs of pip size of one rectified
+    ``card`` (:func:`card_blobs`); with ``heights`` also their (N,) heights."""
+    blobs = card_blobs(card[None], index)
+    found = (blobs.patches, blobs.centres)
+    return (*found, blobs.heights) if heights else found
 
 
-def in_index(cx: float, cy: float) -> bool:
-    """Whether a blob centred at (``cx``, ``cy``) (shares of the card) is in an index corner."""
-    return (cx < INDEX_W and cy < INDEX_H) or (cx > 1 - INDEX_W and cy > 1 - INDEX_H)
+def in_index(cx: Any, cy: Any) -> Any:
+    """Whether a blob centred at (``cx``, ``cy``) (shares of the card; floats, or arrays of
+    them) is in an index corner."""
+    return ((cx < INDEX_W) & (cy < INDEX_H)) | ((cx > 1 - INDEX_W) & (cy > 1 - INDEX_H))
 
 
 def features(patches: np.ndarray) -> np.ndarray:
@@ -192,15 +228,15 @@ class PipSuitReader:
         the card's blobs that are pips (``X`` below :data:`NOT_PIP`), renormalised; a NaN row
         for a card with no pip."""
         out = np.full((len(quads), len(SUITS)), np.nan)
-        per = [pip_patches(rectify(image, q))[0] for q in quads]
-        if not any(len(p) for p in per):
+        if not len(quads):
             return out
-        probs = self.predict_patches(np.concatenate([p for p in per if len(p)]))
-        start = 0
-        for i, p in enumerate(per):
-            blobs = probs[start:start + len(p)]
-            start += len(p)
-            pips = blobs[blobs[:, len(SUITS)] < NOT_PIP, :len(SUITS)]
+        blobs = card_blobs(np.stack([rectify(image, q) for q in quads]))
+        if not len(blobs.card):
+            return out
+        probs = self.predict_patches(blobs.patches)
+        for i in np.unique(blobs.card):
+            cut = probs[blobs.card == i]
+            pips = cut[cut[:, len(SUITS)] < NOT_PIP, :len(SUITS)]
             if not len(pips):
                 continue
             pips /= pips.sum(axis=1, keepdims=True)

@@ -16,12 +16,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Prints the median milliseconds per 1280x720 frame with 50 cards in view, end "
         "to end (mat markers, localisation, recognition with reuse of unchanged cards, layout): "
         "for a still table (the whole view reused) and with the table localised again every "
-        "frame; the cold first frame; single-image detect time including model load; and the "
-        "machine's load average, since a shared CPU slows every figure.",
+        "frame; with every card read as new (no reuse: a standard table also pays for its "
+        "pips' suit reader here, also timed alone); the cold first frame; single-image detect "
+        "time including model load; and the machine's load average, since a shared CPU slows "
+        "every figure.",
     )
     p.add_argument("--model", help="classifier .onnx (default: models/card_classifier.onnx)")
     p.add_argument("--frames", type=int, default=30, help="frames to time (default 30)")
     p.add_argument("--seed", type=int, default=10_000_000, help="scene seed")
+    p.add_argument("--deck", choices=("uno", "standard"), default="uno",
+                   help="the faces on the table (default uno; standard also pays for the "
+                   "pip-suit reader of every new card)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=run)
 
@@ -29,12 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from vision.recognise import TableReader, detect_still
+    from vision.pip_suits import standard_mass
+    from vision.recognise import PIP_GATE, TableReader, detect_still
     from vision.synth.scenes import render_scene
 
     if args.frames < 2:
         raise ValueError("--frames must be at least 2")
-    scene = render_scene(args.seed, 50)
+    scene = render_scene(args.seed, 50, deck=args.deck)
     rng = np.random.default_rng(0)
     frames = [np.clip(scene.image.astype(np.int16) + rng.integers(-3, 4, scene.image.shape),
                       0, 255).astype(np.uint8) for _ in range(args.frames)]
@@ -65,7 +71,23 @@ def run(args: argparse.Namespace) -> int:
         relocate.read(frame)
         relocate_times.append((time.perf_counter() - t) * 1000)
         relocate_cpu.append((time.process_time() - c) * 1000)
+    # every frame read as if every card were new (no reuse at all): what a table of new cards
+    # costs, the pip-suit reader of a standard table included
+    fresh = TableReader.load(args.model, reuse=False)
+    fresh_times, fresh_cpu, pip_times = [], [], []
+    for frame in frames:
+        t, c = time.perf_counter(), time.process_time()
+        view = fresh.read(frame)
+        fresh_times.append((time.perf_counter() - t) * 1000)
+        fresh_cpu.append((time.process_time() - c) * 1000)
+        if fresh.pips is not None:  # its pip-suit reader alone, on the cards it reads pips of
+            std = [d.quad for d in view.detections
+                   if standard_mass(d.probs, fresh.classes) >= PIP_GATE]
+            t = time.perf_counter()
+            fresh.pips.card_suits(frame, std)
+            pip_times.append((time.perf_counter() - t) * 1000)
     out = {
+        "deck": args.deck,
         "frame_size": [int(scene.image.shape[1]), int(scene.image.shape[0])],
         "cards_in_view": len(scene.cards),
         "cards_found_median": int(np.median(cards)),
@@ -74,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
         "first_frame_ms": round(times[0], 1),
         "median_ms_relocalising_every_frame": round(float(np.median(relocate_times[1:])), 1),
         "median_cpu_ms_relocalising_every_frame": round(float(np.median(relocate_cpu[1:])), 1),
+        "median_ms_every_card_new": round(float(np.median(fresh_times[1:])), 1),
+        "median_cpu_ms_every_card_new": round(float(np.median(fresh_cpu[1:])), 1),
+        "median_ms_pip_suits_every_card_new": round(float(np.median(pip_times[1:])), 1)
+        if pip_times else None,
         "reused_median": int(np.median(reused[1:])),
         "single_image_detect_ms_incl_model_load": round(single_ms, 1),
         "single_image_cards": len(dets),
