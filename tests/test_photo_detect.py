@@ -16,6 +16,7 @@ import pytest
 
 from protocol_runner.cli import main
 from vision.evaluate import _contains, read_names, read_yolo_labels
+from vision.photo_cards import portrait
 from vision.photo_detect import (
     CORNER_CLASSES,
     CORNER_SIZE,
@@ -32,6 +33,8 @@ from vision.photo_detect import (
     part_of,
 )
 from vision.photo_split import group_of, in_split, split_of
+from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader, fuse_suits
+from vision.synth.faces import render_standard
 
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / \
     "playing-cards-photos-cc-by"
@@ -170,6 +173,93 @@ def test_missing_model_says_how_to_build_it(tmp_path: Path) -> None:
         PhotoReader.load(tmp_path / "nothing.onnx")
     with pytest.raises(PhotoModelError, match="cardtable train --corners"):
         CornerClassifier.load(tmp_path / "nothing.onnx")
+
+
+# ----------------------------------------------------------------------------- pip suits
+
+needs_pips = pytest.mark.skipif(not DEFAULT_PIP_MODEL.is_file(),
+                                reason="no pip-suit weights in models/")
+
+
+def _outline_reader(pips: PipSuitReader | None) -> PhotoReader:
+    """A reader whose outline stage is tested alone: the pip reader is real; the detector and
+    the corner networks are not needed by :meth:`PhotoReader.pip_suits`."""
+    clf = CornerClassifier((), CORNER_CLASSES, 32, {})
+    return PhotoReader(None, clf, 416, pips=pips)
+
+
+def _photo_of(face: np.ndarray, stretch: float) -> tuple[np.ndarray, np.ndarray]:
+    """A face about 130 × 180 px on a wooden table, a little askew, the photo then stretched
+    ``stretch`` times along x as the CC BY photos are (640 × 640); image and card outline."""
+    img = np.empty((300, 300, 3), np.uint8)
+    img[:] = (70, 110, 160)
+    quad = cv2.boxPoints(((150, 150), (130, 180), 4.0)).astype(np.float32)
+    src = np.float32([[0, 0], [face.shape[1], 0], [face.shape[1], face.shape[0]],
+                      [0, face.shape[0]]])
+    m = cv2.getPerspectiveTransform(src, portrait(quad))
+    warped = cv2.warpPerspective(face, m, (300, 300), flags=cv2.INTER_AREA)
+    mask = cv2.warpPerspective(np.full(face.shape[:2], 255, np.uint8), m, (300, 300))
+    img[mask > 127] = warped[mask > 127]
+    size = (int(round(300 * stretch)), 300)
+    img = cv2.resize(cv2.GaussianBlur(img, (0, 0), 0.8), size, interpolation=cv2.INTER_LINEAR)
+    return img, quad * np.float32([stretch, 1.0])
+
+
+def _turn_probs(turn: int) -> np.ndarray:
+    """Four index crops' readings (rows as :func:`vision.photo_cards.index_squares`) whose
+    index lies in the corners of quarter turn ``turn``: the other two read ``none``."""
+    probs = np.zeros((4, len(CORNER_CLASSES)), np.float32)
+    probs[:, CORNER_CLASSES.index(NONE)] = 1.0
+    probs[2 * turn:2 * turn + 2] = 1.0 / len(CORNER_CLASSES)
+    return probs
+
+
+def _split(code: str, other: str) -> np.ndarray:
+    dist = np.zeros(len(CORNER_CLASSES), np.float32)
+    dist[CORNER_CLASSES.index(code)] = dist[CORNER_CLASSES.index(other)] = 0.5
+    return dist
+
+
+@needs_pips
+@pytest.mark.parametrize(("code", "other", "stretch", "turn"), [
+    # the corners' reading left the outline between the two suits of its colour; the pips
+    # settle it, the card photographed as it is and stretched until it looks landscape (its
+    # corners then read in the other quarter turn, which the pips must follow)
+    ("5S", "5C", 1.0, 0), ("5C", "5S", 1.0, 0), ("7H", "7D", 1.0, 0), ("9D", "9H", 1.0, 0),
+    ("2S", "2C", 1.0, 0), ("3S", "3C", 1.0, 0), ("10C", "10S", 1.0, 0),
+    ("5S", "5C", 1.9, 1), ("2S", "2C", 1.9, 1), ("8H", "8D", 1.9, 1), ("6C", "6S", 1.9, 1),
+])
+def test_an_outline_read_between_two_suits_is_settled_by_its_pips(
+        code: str, other: str, stretch: float, turn: int) -> None:
+    image, quad = _photo_of(render_standard(code, (250, 350)), stretch)
+    reader = _outline_reader(PipSuitReader.load())
+    suits = reader.pip_suits(image, [quad], [_turn_probs(turn)])[0]
+    fused = fuse_suits(_split(code, other), suits, CORNER_CLASSES, reader.pip_floor,
+                       reader.pip_court_floor)
+    assert fused[CORNER_CLASSES.index(code)] > 0.9, suits
+    assert fused.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("face", "pips"), [
+    ("blank", True),    # a card with no pip: the pip reader says nothing
+    ("5S", False),      # no pip reader (no weights shipped): nothing either
+])
+def test_an_outline_without_pips_keeps_its_reading(face: str, pips: bool) -> None:
+    if pips and not DEFAULT_PIP_MODEL.is_file():
+        pytest.skip("no pip-suit weights in models/")
+    card = np.full((350, 250, 3), 235, np.uint8) if face == "blank" \
+        else render_standard(face, (250, 350))
+    image, quad = _photo_of(card, 1.0)
+    reader = _outline_reader(PipSuitReader.load() if pips else None)
+    suits = reader.pip_suits(image, [quad], [_turn_probs(0)])[0]
+    assert np.isnan(suits).all()
+    dist = _split("5S", "5C")
+    assert np.array_equal(fuse_suits(dist, suits, CORNER_CLASSES, reader.pip_floor), dist)
+
+
+def test_no_outlines_no_pip_reading() -> None:
+    reader = _outline_reader(None)
+    assert reader.pip_suits(np.zeros((40, 40, 3), np.uint8), [], []).shape == (0, 4)
 
 
 # ----------------------------------------------------------------------------- measured

@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from protocol_runner.cards import BACK, standard_faces
+from vision.pip_suits import fuse_suits
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_DETECTOR = MODELS / "corner_detector.onnx"
@@ -69,6 +70,19 @@ BACK_SIZE = 0.6
 face-up cards' outlines in the same photo (a fragment of a face or table is smaller or larger)."""
 BACK_EDGE = 0.1
 """Least :func:`vision.photo_cards.edge_contrast` of a face-down card's outline."""
+PIP_FLOOR = 0.005
+"""Floor of the pip reader's suit (:mod:`vision.pip_suits`) in an outline read as a number
+card (:func:`vision.pip_suits.fuse_suits`: it moves probability only between the two suits of
+one colour of one rank; 1 leaves the reading as it is). WHY: the corner index's suit is a few
+pixels tall, and spade and club are its commonest confusion (2S, 3S, QS found on none of the
+training split's photos); an outline's pips are many and large. Chosen on the training split
+(models/README.md): floors 0.05, 0.02, 0.01, 0.005, 0.002 found 700, 710, 712, 718, 720 of its
+1,414 labels (none 676), false 15, 15, 15, 13, 13 — lower than the 0.02 of the table reader:
+the photos' outlines are larger and sharper than a table's 70 × 100 px cards."""
+PIP_COURT_FLOOR = 0.1
+"""The same for a court card (J, Q, K: two large pips beside a picture whose pieces may pass
+for pips): on the training split 0.1 found 5 more than 1 (untouched), 0.2 3 more, no more
+false (with :data:`PIP_FLOOR` 0.005)."""
 PAIR_REACH = 9.0
 """Two indices of one code pair into one card when their centres are at most this many index
 sizes apart (a card is about 5-8 index heights long along its diagonal)."""
@@ -220,7 +234,8 @@ class CornerClassifier:
 @dataclass
 class PhotoReader:
     """Images in, card detections out: card outlines read at their index corners (with the
-    whole-card classifier ``cards_model`` as a second witness when there is one), then the
+    whole-card classifier ``cards_model`` as a second witness and the pip-suit reader ``pips``
+    as a third for the suit, when there are), then the
     detector's indices read and paired where no outline was accepted.
 
     ``min_card_confidence`` is the least probability of a card outline's code,
@@ -240,6 +255,9 @@ class PhotoReader:
     back_score: float = 0.5
     min_card_confidence: float = 0.98
     cards_model: Any = None
+    pips: Any = None
+    pip_floor: float = PIP_FLOOR
+    pip_court_floor: float = PIP_COURT_FLOOR
 
     @classmethod
     def load(cls, detector: str | Path | None = None, classifier: str | Path | None = None,
@@ -249,7 +267,10 @@ class PhotoReader:
         det = _session(Path(detector or DEFAULT_DETECTOR), threads)
         clf = CornerClassifier.load(classifier, threads)
         cards = CardClassifier.load(DEFAULT_MODEL, threads) if DEFAULT_MODEL.is_file() else None
-        return cls(det, clf, int(det.get_inputs()[0].shape[2]), cards_model=cards)
+        from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader
+
+        pips = PipSuitReader.load() if DEFAULT_PIP_MODEL.is_file() else None
+        return cls(det, clf, int(det.get_inputs()[0].shape[2]), cards_model=cards, pips=pips)
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -324,7 +345,9 @@ class PhotoReader:
         corners (:func:`read_quad`), times the whole-card classifier's reading of the rectified
         face (:meth:`whole_card`, weight :data:`WHOLE_WEIGHT`); below ``min_card_confidence`` an
         outline is still its card when both corners read that code on their own
-        (:func:`corners_agree`). An outline with no index may be a face-down card
+        (:func:`corners_agree`). The pips of an outline read as a card (:meth:`pip_suits`)
+        settle spade against club and heart against diamond (:data:`PIP_FLOOR`,
+        :data:`PIP_COURT_FLOOR`). An outline with no index may be a face-down card
         (:func:`face_down`); any other is dropped, and of two readings of one card (an outline
         inside another) the more confident stays."""
         from vision.photo_cards import card_quads, cut, index_squares
@@ -341,6 +364,10 @@ class PhotoReader:
             i for i, (code, _, _) in enumerate(reads)
             if code is not None or 1 - probs[4 * i:4 * i + 4, none].min() <= BACK_MAX_INDEX)}
         whole, back = self.whole_card(image, [quads[i] for i in row])
+        read = [i for i in row if reads[i][0] is not None]
+        suits = {i: s for i, s in zip(read, self.pip_suits(
+            image, [quads[i] for i in read], [probs[4 * i:4 * i + 4] for i in read]),
+            strict=True) if not np.isnan(s).any()}  # outlines with pips only
         found = []
         blank = []
         for i, j in row.items():
@@ -353,6 +380,11 @@ class PhotoReader:
             if whole is not None:
                 dist = dist * np.power(whole[j], WHOLE_WEIGHT)
                 dist = (dist / max(float(dist.sum()), 1e-12)).astype(np.float32)
+                k = int(np.argmax(dist))
+                code, conf = self.classes[k], float(dist[k])
+            if i in suits:
+                dist = fuse_suits(dist, suits[i], self.classes, self.pip_floor,
+                                  self.pip_court_floor)
                 k = int(np.argmax(dist))
                 code, conf = self.classes[k], float(dist[k])
             if conf < self.min_card_confidence:
@@ -369,6 +401,30 @@ class PhotoReader:
             if not any(_overlaps(d.quad, k.quad) for k in kept):
                 kept.append(d)
         return kept
+
+    def pip_suits(self, image: np.ndarray, quads: Sequence[np.ndarray],
+                  probs: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, 4) the pip reader's suits (:meth:`vision.pip_suits.PipSuitReader.card_suits`)
+        of the outlines (NaN rows: no pips, or no reader), each grown as the card's quad
+        (:data:`OUTLINE_GROW`) and rectified portrait in the quarter turn its index corners
+        read (:func:`_turn`; ``probs``: each outline's four index crops' readings).
+
+        WHY grown: an outline may be a court card's inner frame or lie a little inside the
+        card's edge, and the grown one holds every pip; on the training split it found 6–9
+        more cards than the outline itself at the same floors, and 0–2 fewer false ones."""
+        out = np.full((len(quads), 4), np.nan)
+        if self.pips is None or not len(quads) or \
+                min(self.pip_floor, self.pip_court_floor) >= 1.0:
+            return out
+        from vision.photo_cards import portrait
+
+        none = self.classes.index(NONE)
+        turned = []
+        for quad, p in zip(quads, probs, strict=True):
+            q = np.asarray(quad, np.float32)
+            q0 = portrait((q - q.mean(0)) * OUTLINE_GROW + q.mean(0))
+            turned.append(np.roll(q0, 1, 0) if _turn(p, none) else q0)
+        return self.pips.card_suits(image, turned)
 
     def whole_card(self, image: np.ndarray, quads: Sequence[np.ndarray]
                    ) -> tuple[np.ndarray | None, np.ndarray]:
