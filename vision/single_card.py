@@ -110,7 +110,8 @@ def _rect(cnt: np.ndarray, grow: float = 1.0, shape: tuple[int, int] | None = No
 
 
 WHITE_LEVEL = 0.85  # of the photo's whitest level: what counts as a card's white border
-FRAME_FILL = 0.5  # the fill credited to the fallback box of a card that fills the photo
+FRAME_FILL = 0.7  # the fill credited to the fallback box of a card that fills the photo ...
+FRAME_EDGE = 0.25  # ... when this share of its outline lies on an edge (less: in proportion)
 
 
 def whiteness(img: np.ndarray) -> np.ndarray:
@@ -176,7 +177,7 @@ def _proposals(small: np.ndarray, white: np.ndarray) -> list[tuple[str, np.ndarr
             hull = cv2.convexHull(np.concatenate(big))
             box, _ = _rect(hull, grow)
             fill = sum(cv2.contourArea(c) for c in big) / max(cv2.contourArea(hull), 1e-6)
-            out.append(("colour-hull", box, min(1.0, fill + 0.25)))
+            out.append(("colour-hull", box, min(1.0, fill + PAIR_CREDIT)))
     out += _cluster_proposals(small)
     # the card filling most of the frame (a card held up to a webcam)
     m = 0.03
@@ -187,6 +188,10 @@ def _proposals(small: np.ndarray, white: np.ndarray) -> list[tuple[str, np.ndarr
 
 
 CLUSTERS = 8  # colours of the photo's k-means segmentation
+# what a hull of same-colour pieces is credited above their share of it: an UNO field is cut by
+# its white oval and a thumb, and lies inside a white border, so even a whole card's pieces
+# fill only 35-50% of their hull
+PAIR_CREDIT = 0.45
 CLUSTER_SIDE = 160  # the width it is computed at
 FIELD_GROW = 1.12  # a card's field grown to its edge
 
@@ -228,7 +233,7 @@ def _cluster_proposals(small: np.ndarray) -> list[tuple[str, np.ndarray, float]]
             share = (areas[a] + areas[b]) / max(cv2.contourArea(hull), 1e-6)
             if share >= 0.3:
                 box, _ = _rect(hull.astype(np.float32) * scale, FIELD_GROW)
-                out.append(("cluster-pair", box, min(1.0, share + 0.25)))
+                out.append(("cluster-pair", box, min(1.0, share + PAIR_CREDIT)))
     return out
 
 
@@ -240,14 +245,16 @@ def _touches_frame(box: np.ndarray, shape: tuple[int, int], tol: float = 0.015) 
                 or (box[:, 1] > h - t).any())
 
 
+SIZE_WEIGHT = 0.25  # the credit of a box covering a quarter of the photo or more
 LARGE_WEIGHT = 0.75  # how much a box gains per share of the photo it covers
 
 
 def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
-    """Geometry of a proposal: its fill, its aspect against a card's, its size (credited up to a
-    quarter of the photo, plus ``LARGE_WEIGHT`` × its share of the photo: a close-up's card is
-    the largest card-like thing in it, the symbols and fields inside it are card-like too),
-    and how far it runs off the photo."""
+    """Geometry of a proposal: its fill, its aspect against a card's, its size (``SIZE_WEIGHT``
+    up to a quarter of the photo, plus ``LARGE_WEIGHT`` × its share of the photo: a close-up's
+    card is the largest card-like thing in it, the symbols and fields inside it are card-like
+    too; WHY not more: a card held up to a webcam may be a twentieth of the frame, beside a
+    wall, a head and a shirt that are larger), and how far it runs off the photo."""
     h, w = shape
     rect = cv2.minAreaRect(box.astype(np.float32))
     rw, rh = rect[1]
@@ -263,7 +270,7 @@ def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
     aspect_pen = 0.0 if lo <= aspect <= hi else min(abs(aspect - lo), abs(aspect - hi))
     # corners far outside the image mean a blob that runs off the photo
     outside = np.clip(-box, 0, None).sum() + np.clip(box - [w, h], 0, None).sum()
-    return (fill - 1.5 * aspect_pen + 0.5 * min(frac / 0.25, 1.0) + LARGE_WEIGHT * frac
+    return (fill - 1.5 * aspect_pen + SIZE_WEIGHT * min(frac / 0.25, 1.0) + LARGE_WEIGHT * frac
             - 4 * outside / (w + h))
 
 
@@ -277,6 +284,9 @@ FIELD_STEP = 30.0  # how much darker (in whiteness) the field is than the border
 OUTSIDE_STEP = 20.0  # how much whiter the border is than what lies just outside the card
 PRINT_STEP = 40.0  # how much darker than the border a printed pixel of the middle is
 INK_SHARE = 0.6  # the share of a card's middle that is printed (not white), at full credit
+FIELD_WEIGHT = 0.5  # card evidence per share of sides with a printed field inside the border
+OUTSIDE_WEIGHT = 0.5  # ... with a step down to what lies outside the card
+INK_WEIGHT = 0.75  # ... for a printed middle
 
 
 def _sides() -> list[tuple[tuple[slice, slice], ...]]:
@@ -303,10 +313,10 @@ SIDES = _sides()
 
 
 def card_evidence(white: np.ndarray, grad: np.ndarray, box: np.ndarray) -> float:
-    """How much the photo inside and around ``box`` looks like a card, in [0, 2]: the share of
+    """How much the photo inside and around ``box`` looks like a card, in [0, 2.75]: the share of
     its outline on a strong edge (up to 1), the shares of its sides (those in the photo) whose
     border is whiter than the band just inside it, where a printed field begins, and than just
-    outside it (0.25 each), and how much of its middle is printed (up to 0.5). ``white`` is the
+    outside it (0.5 each), and how much of its middle is printed (up to 0.75). ``white`` is the
     photo's :func:`whiteness`, ``grad`` its grey gradient magnitude.
 
     WHY: in a webcam frame a white wall, a window, a lamp, a white shirt, a face or a hand are
@@ -314,9 +324,17 @@ def card_evidence(white: np.ndarray, grad: np.ndarray, box: np.ndarray) -> float
     seldom outlined all round, while a card has a crisp outline and is printed inside its
     border (an UNO card's field, pips). WHY each side on its own: a thumb covers one side, a
     white wall matches another; the card still shows the rest. The weights were set on
-    rendered photos only (seeds 7 and 123 of every ``synthetic:`` set)."""
-    edge, field, outside, ink = _evidence_parts(white, grad, box)
-    return edge + 0.25 * field + 0.25 * outside + 0.5 * min(ink / INK_SHARE, 1.0)
+    rendered photos only (seeds 7 and 123 of every ``synthetic:`` set); the border steps were
+    raised from 0.25 to 0.5 and the printed middle from 0.5 to 0.75 when a small card held up
+    to a webcam kept losing to a wall, a head or a shirt credited for their size."""
+    return _weigh_evidence(_evidence_parts(white, grad, box))
+
+
+def _weigh_evidence(parts: tuple[float, float, float, float]) -> float:
+    """:func:`card_evidence` of its measures (:func:`_evidence_parts`)."""
+    edge, field, outside, ink = parts
+    return (edge + FIELD_WEIGHT * field + OUTSIDE_WEIGHT * outside
+            + INK_WEIGHT * min(ink / INK_SHARE, 1.0))
 
 
 def _evidence_parts(white: np.ndarray, grad: np.ndarray, box: np.ndarray
@@ -395,9 +413,12 @@ def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)) / 4
     out = []
     for name, box, fill in _proposals(small, white):
+        parts = _evidence_parts(white, grad, box) if name == "frame" else None
+        if parts is not None:  # a card filling the photo has its edges near the photo's
+            fill *= min(1.0, parts[0] / FRAME_EDGE)
         score = _score(box, fill, small.shape[:2])
         if score > -0.5:
-            score += card_evidence(white, grad, box)
+            score += _weigh_evidence(parts or _evidence_parts(white, grad, box))
         out.append((name, order_portrait(box / scale), score))
     return sorted(_demote_nested(out), key=lambda c: -c[2])
 
