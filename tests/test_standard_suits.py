@@ -3,6 +3,7 @@ black cards on the felt fitted to their own (dark-in) outline (:mod:`vision.dete
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -10,7 +11,16 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import OUTLINE_MIN, _Edges, outline_strength, refine_quad
+from vision.detect import (
+    OUTLINE_MIN,
+    Localisation,
+    _Edges,
+    _fill_card_rims,
+    locate_cards,
+    outline_strength,
+    refine_quad,
+)
+from vision.geometry import TableGeometry
 from vision.pip_suits import (
     DEFAULT_PIP_MODEL,
     SUITS,
@@ -23,7 +33,7 @@ from vision.pip_suits import (
     standard_mass,
 )
 from vision.synth.faces import render_standard
-from vision.synth.scenes import canonical_quad, render_scene
+from vision.synth.scenes import Scene, canonical_quad, render_scene
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 CLASSES = tuple(json.loads((MODELS / "card_classifier.json").read_text())["classes"])
@@ -274,3 +284,49 @@ def test_bench_vision_knows_only_the_two_decks(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit) as exc:
         main(["bench-vision", "--deck", "tarot"])
     assert exc.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+@functools.cache
+def _located(seed: int) -> tuple[Scene, Localisation]:
+    scene = render_scene(seed, deck="standard")
+    return scene, locate_cards(scene.image, TableGeometry.from_markers(scene.image), fanned=False)
+
+
+@pytest.mark.parametrize(("seed", "zone", "column", "row"), [
+    (12_000_017, "work", 0, 0),  # the discard pile's card turned 10°: the layout's angle
+    (12_000_017, "work", 2, 1),  # a dark card in a block of touching cards
+    (12_000_017, "work", 7, 1),  # another
+    (12_500_007, "work", 0, 3),
+    (12_500_014, "side", 0, 0),  # a dark card joined to its white neighbour by glare
+    (14_000_019, "side", 2, 0),  # a violet back: its rim broken at one corner
+    (14_000_009, "side", 0, 0),  # a dark card beside a zone's corner lines (kept unfilled)
+])
+def test_every_card_of_a_standard_table_is_located(seed: int, zone: str, column: int,
+                                                   row: int) -> None:
+    """Cards of rendered standard tables (tuning seeds) that the localisation once missed."""
+    scene, loc = _located(seed)
+    card = next(c for c in scene.cards if (c.zone, c.column, c.row) == (zone, column, row))
+    width = float(np.linalg.norm(card.quad[1] - card.quad[0]))
+    errs = [float(np.linalg.norm(c.quad - card.quad, axis=1).mean()) for c in loc.cards]
+    assert min(errs) < 0.15 * width
+
+
+def _rim(broken: bool) -> np.ndarray:
+    """A card-sized white rim (63 × 88 mm at 2 px/mm) on felt, broken at a corner or not."""
+    mask = np.zeros((240, 200), np.uint8)
+    cv2.rectangle(mask, (30, 30), (156, 206), 255, 3)
+    if broken:
+        mask[28:40, 145:160] = 0
+    return mask
+
+
+@pytest.mark.parametrize(("mask", "filled"), [
+    (_rim(False), True),
+    (_rim(True), True),  # a C: its outline encloses nothing, its hull is the card
+    (cv2.line(cv2.line(np.zeros((240, 200), np.uint8), (30, 206), (30, 30), 255, 3),
+              (30, 206), (156, 206), 255, 3), False),  # an L of zone lines: no card
+])
+def test_a_card_sized_rim_is_filled_and_corner_lines_are_not(mask: np.ndarray,
+                                                             filled: bool) -> None:
+    out = _fill_card_rims(mask, 2.0)
+    assert bool(out[118, 93] == 255) == filled

@@ -62,6 +62,18 @@ tuning seeds 11,200,218 and 11,600,024). Colour alone does not settle it: under 
 cast real cards reach it too (UNO faces 0.46 at most on 11,200,100+; standard faces up to 0.98
 on 11,600,000+), but they show a card's white-bordered outline all round (77 and more, against
 ``PLACE_MIN_EDGE`` = 40), the patches do not (18 and 23): both are asked for."""
+PLACE_DARK_ON_CARD = 0.9
+"""Least share of a dark card placed by :func:`place_cards` that must lie on the blob's card
+pixels (placed cards included): shifted by the gap, a dark card's far side lands on its white
+neighbour's edge, a stronger edge than its own, and the quad covers the felt gap between them
+(11 mm off on tuning seed 12,500,014). 0.95 lost two dark cards of a block whose card size was
+measured 2.6 mm too big (seed 12,000,017)."""
+RIM_SHARE = 0.5
+"""A card-sized blob whose outline encloses less than this share of its convex hull is a
+broken rim (see :func:`_fill_card_rims`); a card's blob covers nearly all of its hull."""
+RIM_HULL_RECT = 0.9
+"""Least share of its bounding rectangle that a broken rim's convex hull covers: a card's
+rounded rectangle nearly all of it, a triangle half."""
 DUPLICATE_MM = 8.0
 """Two found cards whose centres lie closer than this are one card found twice (no fanned
 layout steps by less than ``MIN_PITCH_MM``)."""
@@ -166,13 +178,23 @@ def _fill_card_rims(mask: np.ndarray, p: float) -> np.ndarray:
     """``mask`` with every card-sized blob filled. WHY before the opening: a back whose
     pattern is near the felt's hue is a thin white rim around felt-coloured specks, which the
     opening breaks (and then nothing fills it: 2 backs missed on 60 standard tuning tables).
+    A rim broken at one corner is a C, whose outline encloses nothing (a violet back on
+    standard tuning seed 14,000,019): a blob that covers less than ``RIM_SHARE`` of its convex
+    hull is filled to its hull. Any other blob keeps its outline (a hull would take in the
+    felt or glare in a notch: 3 standard tuning cards lost).
     Only card-sized blobs: a felt gap enclosed by a ring of touching cards is no card."""
     out = mask.copy()
     for cnt in _contours(mask):
         short, long_ = sorted(cv2.minAreaRect(cnt)[1])
         if (CARD_W_MM[0] <= short / p <= CARD_W_MM[1]
                 and CARD_H_MM[0] <= long_ / p <= CARD_H_MM[1]):
-            cv2.drawContours(out, [cnt], -1, 255, -1)
+            hull = cv2.convexHull(cnt)
+            h_area = cv2.contourArea(hull)
+            # a broken rim: thin, around a card-shaped hull (the L of a zone's corner lines
+            # has a triangle for a hull, and filling it joined a card: tuning seed 14,000,009)
+            rim = (cv2.contourArea(cnt) < RIM_SHARE * h_area
+                   and h_area > RIM_HULL_RECT * short * long_)
+            cv2.drawContours(out, [hull if rim else cnt], -1, 255, -1)
     return out
 
 
@@ -552,7 +574,9 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         dims = np.array([sorted((np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])))
                          for q, _ in found]) / p
         size = (float(np.median(dims[:, 0])), float(np.median(dims[:, 1])))
-    angle = _layout_angle([q for q, _ in found])
+    # the layout's turn from the cards laid in rows, not from the discard pile's top card,
+    # which is thrown on it at any angle
+    angle = _layout_angle([q for q, _ in found if mat.zone_of(q.mean(axis=0) / p) != "discard"])
     banded: list[tuple[np.ndarray, bool, tuple[float, float]]] = []
     below: list[int | None] = []
     if columns and rows:
@@ -960,8 +984,9 @@ def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
     m = int(round(REFINE_MM * p))
     H, W = gray.shape
     x0, y0, x1, y1 = max(0, x - m), max(0, y - m), min(W, x + w + m), min(H, y + h + m)
-    rest = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(rest, [cnt], -1, 255, -1, offset=(-x0, -y0))
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(blob, [cnt], -1, 255, -1, offset=(-x0, -y0))
+    rest = blob.copy()
     for q in have:
         cv2.fillConvexPoly(rest, np.round(q - [x0, y0]).astype(np.int32), 0)
     if cv2.countNonZero(rest) < PLACE_LEFT * area:
@@ -971,14 +996,19 @@ def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
     M = cv2.getRotationMatrix2D(centre, angle, 1.0)
     roi = cv2.warpAffine(gray[y0:y1, x0:x1], M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE)
-    rest = cv2.warpAffine(rest, M, (x1 - x0, y1 - y0), flags=cv2.INTER_NEAREST)
     # the search runs at a coarser scale (refine_quad restores the precision): a block of
     # 40 touching cards costs tens of milliseconds, not hundreds
     f = PLACE_SCALE
     roi = cv2.resize(roi, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    rest = cv2.threshold(cv2.resize(rest, (roi.shape[1], roi.shape[0]),
-                                    interpolation=cv2.INTER_AREA), 127, 255,
-                         cv2.THRESH_BINARY)[1]
+
+    def turned(a: np.ndarray) -> np.ndarray:
+        """A mask of the region turned and scaled like ``roi``."""
+        a = cv2.warpAffine(a, M, (x1 - x0, y1 - y0), flags=cv2.INTER_NEAREST)
+        return cv2.threshold(cv2.resize(a, (roi.shape[1], roi.shape[0]),
+                                        interpolation=cv2.INTER_AREA), 127, 255,
+                             cv2.THRESH_BINARY)[1]
+
+    rest = turned(rest)
     cw, ch, area = cw * f, ch * f, area * f * f
     gx = cv2.Sobel(roi, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(roi, cv2.CV_32F, 0, 1, ksize=3)
@@ -1005,15 +1035,34 @@ def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
     inv = cv2.invertAffineTransform(M)
     out: list[np.ndarray] = []
     first = None
+    box = (int(round(cw)) | 1, int(round(ch)) | 1)
+    whole = None  # where a card would lie on the blob's card pixels (for dark cards)
     while cv2.countNonZero(rest) >= PLACE_LEFT * area:
-        inside = cv2.boxFilter(rest.astype(np.float32) / 255.0, -1,
-                               (int(round(cw)) | 1, int(round(ch)) | 1))
-        cand = np.where(inside >= PIECE_ON_CARD, score, 0.0)
+        inside = cv2.boxFilter(rest.astype(np.float32) / 255.0, -1, box)
+        ok = inside >= PIECE_ON_CARD
+        if whole is not None:
+            ok &= whole >= PLACE_DARK_ON_CARD
+        cand = np.where(ok, score, 0.0)
         k = int(np.argmax(cand))
         cy, cx = divmod(k, cand.shape[1])
         best = float(cand[cy, cx])
         if best < PLACE_MIN_EDGE or (first is not None and best < PLACE_WEAKEST * first):
-            break
+            if whole is not None:
+                break
+            # what the white-bordered cards leave may be dark cards (a black deck), whose
+            # outline turns darker going in: looked for only now, on what is left, so that
+            # the dark field inside a white border never places a card; and only on card
+            # pixels all over (a neighbour's bright edge across a felt gap is a stronger
+            # far side than the dark card's own)
+            whole = cv2.boxFilter(turned(blob).astype(np.float32) / 255.0, -1, box)
+            first = None
+            left = cv2.dilate(cv2.boxFilter(np.maximum(gx, 0), -1, (1, kh)), np.ones((1, slack)))
+            right = cv2.boxFilter(np.maximum(-gx, 0), -1, (1, kh))
+            top = cv2.dilate(cv2.boxFilter(np.maximum(gy, 0), -1, (kw, 1)), np.ones((slack, 1)))
+            bottom = cv2.boxFilter(np.maximum(-gy, 0), -1, (kw, 1))
+            score = (np.sqrt(shifted(right, -hw, 0) * shifted(left, hw, 0))
+                     + np.sqrt(shifted(bottom, 0, -hh) * shifted(top, 0, hh)))
+            continue
         first = best if first is None else first
         rect = np.float32([[cx - cw / 2, cy - ch / 2], [cx + cw / 2, cy - ch / 2],
                            [cx + cw / 2, cy + ch / 2], [cx - cw / 2, cy + ch / 2]])
