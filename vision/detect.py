@@ -616,7 +616,6 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
                                                          gray, size, p, angle))
     out = []
     explained = np.zeros_like(mask)
-    H, W = mask.shape
     # pieces cut out of touching cards, and single blobs that took in a shadow or a glare
     # patch, are moved onto their card's outline
     found = [(q if covered or (k < n_single and _card_sized(q, size, p))
@@ -633,18 +632,17 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     centres: list[np.ndarray] = []
     for k, ((q_top, covered), vis) in enumerate(zip(found + [(q, c) for q, c, _ in banded],
                                                      visible, strict=True)):
-        x0, y0 = np.maximum(np.floor(q_top.min(axis=0)).astype(int), 0)
-        x1, y1 = np.minimum(np.ceil(q_top.max(axis=0)).astype(int) + 1, [W, H])
-        if x1 <= x0 or y1 <= y0:
+        roi = _quad_roi(q_top, mask.shape)
+        if roi is None:
             continue
         if k < len(found):
             centre = q_top.mean(axis=0)
             if any(np.linalg.norm(centre - c) < DUPLICATE_MM * p for c in centres):
                 continue  # two parts of one blob moved onto the same card
-        piece = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(piece, np.round(q_top - [x0, y0]).astype(np.int32), 255)
-        shown = piece if vis is None else _visible_piece(q_top, vis, (x0, y0), piece.shape)
-        on_card = cv2.countNonZero(shown & mask[y0:y1, x0:x1]) / max(cv2.countNonZero(shown), 1)
+        rows, cols, piece = roi
+        shown = piece if vis is None else _visible_piece(q_top, vis, (cols.start, rows.start),
+                                                          piece.shape)
+        on_card = cv2.countNonZero(shown & mask[rows, cols]) / max(cv2.countNonZero(shown), 1)
         # a blob that was card-shaped by itself is a card even where a colour cast turned
         # some of its white border felt-coloured, if it carries print or a card's outline
         # (glare on felt has neither); a piece cut out of a larger blob must be card nearly
@@ -662,7 +660,7 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
             continue  # no outline, and no print or no blob of its own: glare, not a card
         if k < len(found):
             centres.append(q_top.mean(axis=0))
-        explained[y0:y1, x0:x1] |= piece
+        explained[rows, cols] |= piece
         q_mm = q_top / p
         centre = q_mm.mean(axis=0)
         zone = mat.zone_of(centre)
@@ -1014,10 +1012,6 @@ def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
     gy = cv2.Sobel(roi, cv2.CV_32F, 0, 1, ksize=3)
     kh, kw = max(3, int(0.7 * ch)) | 1, max(3, int(0.7 * cw)) | 1
     slack = 2 * int(round(REFINE_SLACK_MM * p * f)) + 1
-    left = cv2.boxFilter(np.maximum(gx, 0), -1, (1, kh))
-    right = cv2.dilate(cv2.boxFilter(np.maximum(-gx, 0), -1, (1, kh)), np.ones((1, slack)))
-    top = cv2.boxFilter(np.maximum(gy, 0), -1, (kw, 1))
-    bottom = cv2.dilate(cv2.boxFilter(np.maximum(-gy, 0), -1, (kw, 1)), np.ones((slack, 1)))
     hw, hh = int(round(cw / 2)), int(round(ch / 2))
 
     def shifted(a: np.ndarray, dx: int, dy: int) -> np.ndarray:
@@ -1030,8 +1024,20 @@ def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
             a[max(0, dy):min(hs, hs + dy), max(0, dx):min(ws, ws + dx)]
         return out
 
-    score = (np.sqrt(shifted(left, -hw, 0) * shifted(right, hw, 0))
-             + np.sqrt(shifted(top, 0, -hh) * shifted(bottom, 0, hh)))
+    def outline_score(across: np.ndarray, down: np.ndarray) -> np.ndarray:
+        """A card's outline strength at each centre: its near sides where ``across`` and
+        ``down`` (the gradients; negated: dark going in) brighten, its far sides, within
+        ``slack``, where they darken; both sides of each pair (the geometric mean)."""
+        near_x = cv2.boxFilter(np.maximum(across, 0), -1, (1, kh))
+        far_x = cv2.dilate(cv2.boxFilter(np.maximum(-across, 0), -1, (1, kh)),
+                           np.ones((1, slack)))
+        near_y = cv2.boxFilter(np.maximum(down, 0), -1, (kw, 1))
+        far_y = cv2.dilate(cv2.boxFilter(np.maximum(-down, 0), -1, (kw, 1)),
+                           np.ones((slack, 1)))
+        return (np.sqrt(shifted(near_x, -hw, 0) * shifted(far_x, hw, 0))
+                + np.sqrt(shifted(near_y, 0, -hh) * shifted(far_y, 0, hh)))
+
+    score = outline_score(gx, gy)
     inv = cv2.invertAffineTransform(M)
     out: list[np.ndarray] = []
     first = None
@@ -1056,12 +1062,7 @@ def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
             # far side than the dark card's own)
             whole = cv2.boxFilter(turned(blob).astype(np.float32) / 255.0, -1, box)
             first = None
-            left = cv2.dilate(cv2.boxFilter(np.maximum(gx, 0), -1, (1, kh)), np.ones((1, slack)))
-            right = cv2.boxFilter(np.maximum(-gx, 0), -1, (1, kh))
-            top = cv2.dilate(cv2.boxFilter(np.maximum(gy, 0), -1, (kw, 1)), np.ones((slack, 1)))
-            bottom = cv2.boxFilter(np.maximum(-gy, 0), -1, (kw, 1))
-            score = (np.sqrt(shifted(right, -hw, 0) * shifted(left, hw, 0))
-                     + np.sqrt(shifted(bottom, 0, -hh) * shifted(top, 0, hh)))
+            score = outline_score(-gx, -gy)
             continue
         first = best if first is None else first
         rect = np.float32([[cx - cw / 2, cy - ch / 2], [cx + cw / 2, cy - ch / 2],
@@ -1226,10 +1227,11 @@ def _obstructions(mask: np.ndarray, explained: np.ndarray, p: float) -> tuple[np
     return tuple(boxes)
 
 
-def crop_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (64, 96)) -> np.ndarray:
+def crop_card(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (64, 96),
+              interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
     """The card inside ``quad`` (canonical order) rectified to a portrait ``size`` = (w, h)."""
     w, h = size
     dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     M = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), dst)
-    return cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_LINEAR,
+    return cv2.warpPerspective(image, M, (w, h), flags=interpolation,
                                borderMode=cv2.BORDER_REPLICATE)

@@ -37,6 +37,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.detect import crop_card
+
 DEFAULT_PIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "pip_suit.npz"
 SUITS = "SCHD"
 """The suits, in this order: black pair first, then red."""
@@ -71,12 +73,9 @@ class PipModelError(ValueError):
 
 
 def rectify(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = RECT) -> np.ndarray:
-    """The card at ``quad`` (image px, clockwise from its top-left, portrait) at ``size``."""
-    w, h = size
-    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), dst)
-    return cv2.warpPerspective(image, m, size, flags=cv2.INTER_CUBIC,
-                               borderMode=cv2.BORDER_REPLICATE)
+    """The card at ``quad`` (image px, clockwise from its top-left, portrait) at ``size``,
+    interpolated cubically (a pip's outline stays smooth when enlarged)."""
+    return crop_card(image, np.asarray(quad, np.float32).reshape(4, 2), size, cv2.INTER_CUBIC)
 
 
 def ink_maps(cards: np.ndarray) -> np.ndarray:

@@ -42,7 +42,6 @@ misread card 18 without the corners; 16, 12, 10, 10, 10 and 12 at floors 0.5, 0.
 readings outvote right whole-card readings."""
 
 
-
 @lru_cache(maxsize=8)
 def _shared(classes: tuple[str, ...], strip_classes: tuple[str, ...]
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
