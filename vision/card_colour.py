@@ -70,8 +70,9 @@ def field_colour(crop: np.ndarray) -> np.ndarray:
     bal = apply_gain(small, border_gain(small))
     h, w = bal.shape[:2]
     i = int(round(INSET * min(h, w)))
-    field = bal[i:h - i, i:w - i].reshape(-1, 3).astype(np.float32)
-    hue = cv2.cvtColor(bal[i:h - i, i:w - i], cv2.COLOR_BGR2HSV)[..., 0].reshape(-1)
+    inner = bal[i:h - i, i:w - i]
+    field = inner.reshape(-1, 3).astype(np.float32)
+    hue = cv2.cvtColor(inner, cv2.COLOR_BGR2HSV)[..., 0].reshape(-1)
     chroma = field.max(1) - field.min(1)
     coloured = chroma >= MIN_CHROMA
     votes = np.zeros(len(COLOURS), np.float64)

@@ -121,10 +121,10 @@ def whiteness(img: np.ndarray) -> np.ndarray:
     return np.minimum(np.minimum(img[..., 0], img[..., 1]), img[..., 2])
 
 
-def _masks(small: np.ndarray, white: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+def _masks(small: np.ndarray, white: np.ndarray, hsv: np.ndarray
+           ) -> list[tuple[str, np.ndarray, float]]:
     """Segmentations in which a card could be one blob: (name, mask, growth to the card edge);
-    ``white`` is the photo's :func:`whiteness`."""
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    ``white`` is the photo's :func:`whiteness`, ``hsv`` the photo in HSV."""
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     edges = cv2.Canny(cv2.GaussianBlur(grey, (5, 5), 0), 40, 120)
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8), iterations=2)
@@ -161,7 +161,7 @@ def _proposals(small: np.ndarray, white: np.ndarray) -> list[tuple[str, np.ndarr
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     out: list[tuple[str, np.ndarray, float]] = []
     k = np.ones((5, 5), np.uint8)
-    for name, mask, grow in _masks(small, white):
+    for name, mask, grow in _masks(small, white, hsv):
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k, iterations=2)
         cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
