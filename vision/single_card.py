@@ -23,6 +23,7 @@ its field's colour as a pixel statistic (:mod:`vision.card_colour`).
 from __future__ import annotations
 
 import itertools
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -694,7 +695,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m vision.single_card")
     ap.add_argument("labels", type=Path,
-                    help="a labels.csv, or synthetic:table / synthetic:held (rendered photos)")
+                    help="a labels.csv, or synthetic:table, :held, :tinted, :closeup or "
+                         ":webcam (rendered photos)")
     ap.add_argument("--count", type=int, default=108, help="synthetic: how many photos")
     ap.add_argument("--seed", type=int, default=99, help="synthetic: render seed")
     ap.add_argument("--corners", choices=["on", "off"], default="on",
@@ -758,4 +760,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except (ValueError, OSError) as exc:  # a bad argument or file: say so, no traceback
+        print(f"python -m vision.single_card: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
