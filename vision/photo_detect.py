@@ -355,18 +355,19 @@ class PhotoReader:
 
         quads = [q.quad for q in card_quads(image)]
         crops = [cut(image, sq, CORNER_SIZE) for q in quads for sq in index_squares(q)]
-        probs = self.classifier.classify(crops)
+        # (outline, index corner, class): each outline's four index crops read
+        probs = self.classifier.classify(crops).reshape(len(quads), 4, len(self.classes))
         none = self.classes.index(NONE)
-        reads = [read_quad(probs[4 * i:4 * i + 4], self.classes) for i in range(len(quads))]
+        reads = [read_quad(p, self.classes) for p in probs]
         # the whole-card classifier reads only the outlines whose reading is used: those read
         # as a card, and those with no index in any corner (maybe a face-down card)
         row = {i: j for j, i in enumerate(
             i for i, (code, _, _) in enumerate(reads)
-            if code is not None or 1 - probs[4 * i:4 * i + 4, none].min() <= BACK_MAX_INDEX)}
+            if code is not None or 1 - probs[i, :, none].min() <= BACK_MAX_INDEX)}
         whole, back = self.whole_card(image, [quads[i] for i in row])
         read = [i for i in row if reads[i][0] is not None]
         suits = {i: s for i, s in zip(read, self.pip_suits(
-            image, [quads[i] for i in read], [probs[4 * i:4 * i + 4] for i in read]),
+            image, [quads[i] for i in read], [probs[i] for i in read]),
             strict=True) if not np.isnan(s).any()}  # outlines with pips only
         found = []
         blank = []
@@ -388,12 +389,11 @@ class PhotoReader:
                 k = int(np.argmax(dist))
                 code, conf = self.classes[k], float(dist[k])
             if conf < self.min_card_confidence:
-                agreed = corners_agree(probs[4 * i:4 * i + 4], self.classes)
+                agreed = corners_agree(probs[i], self.classes)
                 if agreed is None:
                     continue
                 code, conf = agreed, float(dist[self.classes.index(agreed)])
-            grown = (quad - quad.mean(0)) * OUTLINE_GROW + quad.mean(0)
-            found.append(Detection(code, conf, _order(grown), probs=dist))
+            found.append(Detection(code, conf, _order(_grown(quad)), probs=dist))
         found += face_down(image, blank, found)
         found.sort(key=lambda d: -d.confidence)
         kept: list[Any] = []
@@ -421,8 +421,7 @@ class PhotoReader:
         none = self.classes.index(NONE)
         turned = []
         for quad, p in zip(quads, probs, strict=True):
-            q = np.asarray(quad, np.float32)
-            q0 = portrait((q - q.mean(0)) * OUTLINE_GROW + q.mean(0))
+            q0 = portrait(_grown(quad))
             turned.append(np.roll(q0, 1, 0) if _turn(p, none) else q0)
         return self.pips.card_suits(image, turned)
 
@@ -595,6 +594,12 @@ def _overlaps(a: np.ndarray, b: np.ndarray) -> bool:
 
 def _centre(box: np.ndarray) -> np.ndarray:
     return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+
+
+def _grown(quad: np.ndarray) -> np.ndarray:
+    """A card outline grown by :data:`OUTLINE_GROW` about its centre: the card's quad."""
+    q = np.asarray(quad, np.float32)
+    return (q - q.mean(0)) * OUTLINE_GROW + q.mean(0)
 
 
 def _size(box: np.ndarray) -> float:

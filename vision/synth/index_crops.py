@@ -29,12 +29,11 @@ from PIL import Image, ImageDraw, ImageFont
 from protocol_runner.cards import RANKS, SUITS
 from vision.photo_cards import CARD_H, CARD_W, clockwise, cut, index_squares
 from vision.photo_detect import CORNER_SIZE, NONE, corner_crop
-from vision.synth.faces import ASSETS, FONT_FILES, _font
+from vision.synth.faces import _SUIT_GLYPH, ASSETS, FONT_FILES, _font
 
 FACE = (int(CARD_W), int(CARD_H))
 """Face size (W, H) in px: the rectified card frame of :mod:`vision.photo_cards`."""
 CODES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in RANKS)
-SUIT_GLYPH = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 SCAN_SHARE = 0.5
 """Share of scenes whose card is an MIT scan (recoloured); the rest have a drawn index."""
 DARK_SHARE = 0.4
@@ -123,15 +122,15 @@ def _drawn(code: str, rng: np.random.Generator) -> tuple[np.ndarray, Box]:
     rank_font = _font(family, int(rank_h * 1.3))
     suit_font = _font(0, int(rank_h * 1.3 * suit_share))
     widths = [(f.getbbox(t)[2] - f.getbbox(t)[0]) for f, t in
-              ((rank_font, text), (suit_font, SUIT_GLYPH[suit]))]
+              ((rank_font, text), (suit_font, _SUIT_GLYPH[suit]))]
     cx = rng.uniform(0.03, 0.07) * w + max(widths) / 2
     top = rng.uniform(0.03, 0.07) * h
     layer = Image.new("RGB", (w, h), (255, 255, 255))
     ld = ImageDraw.Draw(layer)
     rb = _glyph(ld, text, rank_font, (cx, top + rank_h / 2), ink)
     gap = rng.uniform(0.0, 0.25) * rank_h
-    sb = suit_font.getbbox(SUIT_GLYPH[suit])
-    sb = _glyph(ld, SUIT_GLYPH[suit], suit_font, (cx, rb[3] + gap + (sb[3] - sb[1]) / 2), ink)
+    sb = suit_font.getbbox(_SUIT_GLYPH[suit])
+    sb = _glyph(ld, _SUIT_GLYPH[suit], suit_font, (cx, rb[3] + gap + (sb[3] - sb[1]) / 2), ink)
     box = (min(rb[0], sb[0]), min(rb[1], sb[1]), max(rb[2], sb[2]), max(rb[3], sb[3]))
     corner = layer.crop((0, 0, w // 2, h // 2))
     img.paste(corner, (0, 0))
@@ -147,7 +146,7 @@ def _drawn(code: str, rng: np.random.Generator) -> tuple[np.ndarray, Box]:
         for k in range(pips):
             px = w / 2 if cols == 1 else (0.33 if k % 2 == 0 else 0.67) * w
             py = (0.22 + 0.56 * (k // cols) / (rows - 1)) * h if rows > 1 else h / 2
-            _glyph(draw, SUIT_GLYPH[suit], pip, (px, py), ink)
+            _glyph(draw, _SUIT_GLYPH[suit], pip, (px, py), ink)
     face = cv2.resize(cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR), FACE,
                       interpolation=cv2.INTER_AREA)
     return face, tuple(float(v) / ss for v in box)  # type: ignore[return-value]
