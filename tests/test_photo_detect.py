@@ -168,6 +168,34 @@ def test_indices_pair_into_cards(corners: list, groups: list[int]) -> None:
     assert [len(g) for g in _pair(corners)] == groups
 
 
+def _index(box: tuple[float, float, float, float], code: str, p: float) -> Corner:
+    """A detected index read as ``code`` with probability ``p`` (the rest spread evenly)."""
+    probs = np.full(len(CORNER_CLASSES), (1 - p) / (len(CORNER_CLASSES) - 1), np.float32)
+    probs[CORNER_CLASSES.index(code)] = p
+    return Corner(np.array(box, float), 0.9, "index", probs)
+
+
+@pytest.mark.parametrize(("corners", "codes"), [
+    # one index read surely is a card; read unsurely alone it is not
+    ([_index((0, 0, 20, 30), "7H", 0.9)], ["7H"]),
+    ([_index((0, 0, 20, 30), "7H", 0.6)], []),
+    # two unsure indices of one card that agree are that card
+    ([_index((0, 0, 20, 30), "7H", 0.6), _index((100, 150, 120, 180), "7H", 0.55)], ["7H"]),
+    # ... an unsure one agreeing with a sure one joins it
+    ([_index((0, 0, 20, 30), "7H", 0.9), _index((100, 150, 120, 180), "7H", 0.55)], ["7H"]),
+    # they must agree on the code, be near each other, and each reach the agreeing bound
+    ([_index((0, 0, 20, 30), "7H", 0.6), _index((100, 150, 120, 180), "7D", 0.6)], []),
+    ([_index((0, 0, 20, 30), "7H", 0.6), _index((500, 500, 520, 530), "7H", 0.6)], []),
+    ([_index((0, 0, 20, 30), "7H", 0.6), _index((100, 150, 120, 180), "7H", 0.4)], []),
+    # no index agrees with itself, and "none" is no code
+    ([_index((0, 0, 20, 30), NONE, 0.9), _index((100, 150, 120, 180), NONE, 0.9)], []),
+])
+def test_unsure_indices_of_one_card_that_agree_are_a_card(corners: list[Corner],
+                                                           codes: list[str]) -> None:
+    reader = PhotoReader(None, CornerClassifier((), CORNER_CLASSES, 32, {}), 416)
+    assert [d.code for d in reader.cards(corners)] == codes
+
+
 def test_missing_model_says_how_to_build_it(tmp_path: Path) -> None:
     with pytest.raises(PhotoModelError, match="cardtable train --corners"):
         PhotoReader.load(tmp_path / "nothing.onnx")

@@ -86,6 +86,12 @@ false (with :data:`PIP_FLOOR` 0.005)."""
 PAIR_REACH = 9.0
 """Two indices of one code pair into one card when their centres are at most this many index
 sizes apart (a card is about 5-8 index heights long along its diagonal)."""
+PAIR_AGREE = 0.5
+"""Least probability with which two of the detector's indices within :data:`PAIR_REACH` of each
+other must each read the same code to be that card below ``min_confidence``
+(:meth:`PhotoReader.cards`; the detector's counterpart of :data:`AGREE`). Chosen on the training
+split (models/README.md): 0.6, 0.5, 0.4 found 14, 29, 32 more of its 1,414 labels with 1, 1, 2
+more false cards."""
 
 
 class PhotoModelError(ValueError):
@@ -238,14 +244,15 @@ class PhotoReader:
     as a third for the suit, when there are), then the
     detector's indices read and paired where no outline was accepted.
 
-    ``min_card_confidence`` is the least probability of a card outline's code,
-    ``min_score`` is the detector's threshold for an index, ``back_score`` for a face-down card,
+    ``min_card_confidence`` is the least probability of a card outline's code, ``min_score`` is
+    the detector's threshold for an index, ``back_score`` for a face-down card,
     ``min_confidence`` the least classifier probability of an index's code (below it the index
-    is dropped as unreadable). The defaults were chosen on the *training* split's photos
-    (models/README.md), favouring few false cards over many found ones: a false card stops a
-    game, a missed one only waits for the next frame. (With the reader trained on rendered
-    indices too, 0.95/0.7 → 0.98/0.8 took the false cards of the training split's validation
-    groups from 2/45 to 0/39 and of the rest from 6.9% to 3.8%, for 3 points of found cards.)"""
+    is dropped as unreadable unless another index near it agrees at ``min_agreeing``). The
+    defaults were chosen on the *training* split's photos (models/README.md), favouring few
+    false cards over many found ones: a false card stops a game, a missed one only waits for the
+    next frame. (With the reader trained on rendered indices too, 0.95/0.7 → 0.98/0.8 took the
+    false cards of the training split's validation groups from 2/45 to 0/39 and of the rest from
+    6.9% to 3.8%, for 3 points of found cards.)"""
 
     detector: Any
     classifier: CornerClassifier
@@ -254,6 +261,7 @@ class PhotoReader:
     min_confidence: float = 0.8
     back_score: float = 0.5
     min_card_confidence: float = 0.98
+    min_agreeing: float = PAIR_AGREE
     cards_model: Any = None
     pips: Any = None
     pip_floor: float = PIP_FLOOR
@@ -449,11 +457,17 @@ class PhotoReader:
 
     def cards(self, corners: Sequence[Corner]) -> list[Any]:
         """Read corners → cards: face-down cards as they are, indices above the thresholds
-        paired by code (:func:`_pair`)."""
+        paired by code (:func:`_pair`). An index read below ``min_confidence`` still counts
+        when another index within reach reads the same code, each at least
+        ``min_agreeing`` (:data:`PAIR_AGREE`).
+
+        WHY: a card's two indices are two independent readings, as an outline's two corners
+        are (:func:`corners_agree`); two of 53 codes named alike by both is strong evidence
+        where each alone is unsure (on the training split 29 more cards, 1 more false)."""
         from vision.recognise import Detection
 
         out: list[Detection] = []
-        readable = []
+        named = []
         for c in corners:
             if c.kind == "back":
                 if c.score >= self.back_score:
@@ -462,9 +476,11 @@ class PhotoReader:
             assert c.probs is not None
             k = int(np.argmax(c.probs))
             if c.score < self.min_score or self.classes[k] == NONE \
-                    or c.probs[k] < self.min_confidence:
+                    or c.probs[k] < min(self.min_confidence, self.min_agreeing):
                 continue
-            readable.append((c, self.classes[k], float(c.probs[k])))
+            named.append((c, self.classes[k], float(c.probs[k])))
+        readable = [r for r in named if r[2] >= self.min_confidence or any(
+            o is not r and o[1] == r[1] and _near(o[0].box, r[0].box) for o in named)]
         for group in _pair(readable):
             code = group[0][1]
             conf = float(np.mean([p for _, _, p in group]) * np.mean([c.score for c, _, _ in
@@ -516,12 +532,9 @@ def _pair(readable: list[tuple[Corner, str, float]]) -> list[list[tuple[Corner, 
     for i, (a, ca, _) in enumerate(readable):
         for j in range(i + 1, len(readable)):
             b, cb, _ = readable[j]
-            if ca != cb:
-                continue
-            size = max(_size(a.box), _size(b.box))
-            d = float(np.linalg.norm(_centre(a.box) - _centre(b.box)))
-            if d <= PAIR_REACH * size:
-                cand.append((d / size, i, j))
+            if ca == cb and _near(a.box, b.box):
+                size = max(_size(a.box), _size(b.box))
+                cand.append((float(np.linalg.norm(_centre(a.box) - _centre(b.box))) / size, i, j))
     used: set[int] = set()
     groups = []
     for _, i, j in sorted(cand):
@@ -531,6 +544,12 @@ def _pair(readable: list[tuple[Corner, str, float]]) -> list[list[tuple[Corner, 
         groups.append([readable[i], readable[j]])
     groups.extend([r] for i, r in enumerate(readable) if i not in used)
     return groups
+
+
+def _near(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two index boxes close enough to be one card's (:data:`PAIR_REACH`)."""
+    size = max(_size(a), _size(b))
+    return float(np.linalg.norm(_centre(a) - _centre(b))) <= PAIR_REACH * size
 
 
 def _turn(probs: np.ndarray, none: int) -> int:
