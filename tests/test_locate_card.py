@@ -10,6 +10,8 @@ import pytest
 from vision.single_card import (
     FRAME_EDGE,
     SingleCardError,
+    _cluster_proposals,
+    _demote_nested,
     _evidence_parts,
     _proposals,
     _quad_iou,
@@ -149,13 +151,15 @@ def _white_room(distractor: str) -> tuple[np.ndarray, np.ndarray]:
     return cv2.imdecode(jpeg, cv2.IMREAD_COLOR), quad
 
 
-KNOWN_MISS = "known limit: a white border on white loses its outline; a framed window has one"
+KNOWN_MISS = "known limit: a white border on white loses its outline; a head outscores it"
 
 
 @pytest.mark.parametrize("distractor", [
-    "wall", "window", "lamp",
-    # the locator still fails these two (kept strict: a fix shows up as a pass to count)
-    pytest.param("framed window", marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISS)),
+    # a framed window is outlined more clearly than the card; the card's field, cut by its
+    # oval and the thumb into pieces of one colour, wins since the hull of all of them is
+    # proposed and credited (sixth session)
+    "wall", "window", "lamp", "framed window",
+    # the locator still fails this one (kept strict: a fix shows up as a pass to count)
     pytest.param("shirt", marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISS)),
 ])
 def test_a_card_is_found_beside_white_things_that_are_not_cards(distractor):
@@ -181,12 +185,13 @@ def test_cards_in_realistic_webcam_frames_are_found():
     development; `python -m vision.single_card synthetic:webcam`): white walls, windows, lamps,
     white shirts, skin all round, washed out, blurred, JPEG. Before the card evidence and the
     colour-cluster proposals 1 of these 12 was found, with them 6, with the evidence weighed
-    over size and the whole photo's box needing an outline 9."""
+    over size and the whole photo's box needing an outline 9, with the hull of all pieces of
+    one colour proposed and the colours split at 320 pixels 10."""
     ious = []
     for i in range(12):
         img, quad = webcam_card_photo("4G", np.random.default_rng([33, i]))
         ious.append(_quad_iou(locate_card(img).quad, quad, img.shape))
-    assert np.mean(np.array(ious) > 0.8) >= 8 / 12, np.round(ious, 2)
+    assert np.mean(np.array(ious) > 0.8) >= 9 / 12, np.round(ious, 2)
 
 
 def _small_or_filling(scene: str, code: str) -> tuple[np.ndarray, np.ndarray]:
@@ -222,6 +227,38 @@ def test_the_whole_photo_stands_for_a_card_only_where_its_outline_lies_on_edges(
     frame = [box for name, box, _ in _proposals(small, whiteness(small)) if name == "frame"][0]
     assert (_evidence_parts(whiteness(small), grad, frame)[0] >= FRAME_EDGE) == outlined
     assert _quad_iou(locate_card(img).quad, quad, img.shape) > 0.8
+
+
+def test_the_pieces_of_a_cut_field_are_proposed_together():
+    """A blue field cut into three pieces by its oval and a thumb, its white border lost in a
+    white wall: the hull of all the field's pieces is proposed, grown to the card."""
+    img = np.full((480, 640, 3), 248, np.uint8)
+    cv2.ellipse(img, (250, 170), (70, 95), 0, 0, 360, (120, 150, 205), -1)  # a head
+    card = np.float32([[330, 120], [480, 120], [480, 352], [330, 352]])
+    field = np.full((204, 126, 3), (170, 60, 20), np.uint8)
+    cv2.ellipse(field, (63, 102), (125, 34), -60, 0, 360, (248, 248, 248), -1)  # the oval
+    img[134:338, 342:468] = field
+    cv2.ellipse(img, (430, 330), (16, 70), 0, 0, 360, (120, 150, 205), -1)  # the thumb
+    ious = [_quad_iou(box, card, img.shape) for name, box, _ in _cluster_proposals(img)
+            if name == "cluster-all"]
+    assert max(ious, default=0.0) > 0.8
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    return np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+
+
+@pytest.mark.parametrize(("outer", "demoted"), [
+    (("card", _box(100, 100, 300, 400), 2.6, 0.7), True),    # the oval inside its card
+    (("head", _box(100, 100, 300, 400), 2.9, 0.1), False),   # a head's box round the card
+    (("wall", _box(100, 100, 300, 400), 2.0, 0.9), False),   # far less card-like
+    (("frame", _box(100, 100, 300, 400), 2.9, 0.9), False),  # the whole photo's box
+    (("small", _box(150, 180, 250, 320), 2.9, 0.9), False),  # not much larger
+])
+def test_a_proposal_inside_a_larger_outlined_one_is_demoted(outer, demoted):
+    inner = ("oval", _box(160, 200, 240, 300), 2.5, 0.5)
+    (_, _, score), _ = _demote_nested([inner, outer])
+    assert score == pytest.approx(2.5 - 0.3 if demoted else 2.5)
 
 
 @pytest.mark.parametrize(("image", "message"), [

@@ -171,6 +171,7 @@ def test_white_balance_gives_tinted_corners_back_their_index(fusion: CornerFusio
 def test_harder_renders_are_read(clf, fusion, kind):
     line = evaluate_synthetic(kind, 12, clf, UNO_FACE_CODES, fusion, seed=5)
     assert _top1(line) >= 0.5, line
+    assert float(line.split("median ")[1].split(" ms per photo")[0]) > 0, line  # the timing
 
 
 def test_unknown_synthetic_set(clf):
