@@ -194,11 +194,32 @@ def test_a_table_the_classifier_alone_misreads_is_read_with_no_error(
         9_000_037,  # glare on the felt merging with a block of cards: no grid of cards fits
     ],
 )
-def test_a_table_is_located_card_for_card(seed: int) -> None:
-    scene = render_scene(seed)
+def test_a_table_is_located_card_for_card(seed: int, deck: str = "uno") -> None:
+    scene = render_scene(seed, deck=deck)
     loc = locate_cards(scene.image, TableGeometry.from_markers(scene.image), fanned=False)
     assert len(loc.cards) == len(scene.cards)
     for card in scene.cards:
         width = float(np.linalg.norm(card.quad[1] - card.quad[0]))
         err = min(float(np.linalg.norm(c.quad - card.quad, axis=1).mean()) for c in loc.cards)
         assert err < 0.1 * width, (card.code, card.zone, card.column, card.row)
+
+
+@pytest.mark.parametrize(
+    ("seed", "deck"),
+    [
+        (16_000_060, "uno"),  # glare over a column's foot: two cards cut as one and a sliver
+        (16_000_078, "uno"),  # glare over a block of eight cards: four missed, three false
+        (16_000_089, "uno"),  # the discard in a patch of glare as wide again: missed
+        (16_000_027, "uno"),  # touching cards, 2 single ones measured 4 mm too big: all off
+        (16_500_021, "standard"),  # a back in the felt's own violet: felt to the colour test
+        (16_500_060, "standard"),  # a violet crosshatched back: the same
+        (16_500_032, "standard"),  # a pink cast: a white card's rim merged with the felt
+        (15_500_099, "standard"),  # two black cards touching: one fitted 7 mm off, misread
+        (16_500_066, "standard"),  # three black cards touching: one missed
+    ],
+)
+def test_a_tuning_table_once_misread_is_located_card_for_card(seed: int, deck: str) -> None:
+    """Tuning tables (seeds 15,500,000+, 16,000,000+ and 16,500,000+) that each had a card
+    missed or placed off before the glare, grid-hole, grid-snap and card-size fixes of
+    :mod:`vision.detect`."""
+    test_a_table_is_located_card_for_card(seed, deck)

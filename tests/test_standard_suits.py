@@ -16,9 +16,9 @@ from vision.detect import (
     Localisation,
     _Edges,
     _fill_card_rims,
+    fit_outline,
     locate_cards,
     outline_strength,
-    refine_quad,
 )
 from vision.geometry import TableGeometry
 from vision.pip_suits import (
@@ -232,7 +232,7 @@ def test_a_black_card_on_the_felt_is_fitted_to_its_own_outline(offset: tuple[flo
     gray = cv2.GaussianBlur(gray, (0, 0), 0.8)
     edges = _Edges(gray)
     start = cv2.boxPoints((tuple(cards[1].mean(axis=0) + offset), (cw, ch), turn))
-    fitted = refine_quad(start.astype(np.float32), edges, SIZE, P)
+    fitted = fit_outline(start.astype(np.float32), edges, SIZE, P)[0]
     err = np.linalg.norm(canonical_quad(fitted) - canonical_quad(cards[1]), axis=1).mean()
     assert err < 2.0 * P
     assert outline_strength(cards[1], edges, SIZE, P) > 3 * OUTLINE_MIN

@@ -11,7 +11,7 @@ only its top strip) are split along their long axis where the image has card edg
 top edge draws a line (its edge and shadow) across the card below. Touching cards are cut along
 the dark lines between them; what the cuts leave unexplained is searched for whole cards by
 their outlines (:func:`place_cards`), and every piece is then fitted to its own card's outline
-(:func:`refine_quad`), since a crop a few millimetres off is read as the wrong card.
+(:func:`fit_outline`), since a crop a few millimetres off is read as the wrong card.
 """
 
 from __future__ import annotations
@@ -68,6 +68,36 @@ pixels (placed cards included): shifted by the gap, a dark card's far side lands
 neighbour's edge, a stronger edge than its own, and the quad covers the felt gap between them
 (11 mm off on tuning seed 12,500,014). 0.95 lost two dark cards of a block whose card size was
 measured 2.6 mm too big (seed 12,000,017)."""
+GLARE_MIN_MM2 = 0.1 * 57.0 * 88.0
+"""Least felt-tinted area (mm²) in a blob bigger than a card for :func:`_without_glare` to take
+it away: less is a violet speck of print or a fringe, no patch of glare."""
+GLARE_MAX_SHARE = 0.75
+"""Most of a blob that may be glare for :func:`_without_glare` to take it away: more is cards
+under a violet cast (a standard face reaches 0.98, see ``FELT_SHARE_MAX``). A card in a patch
+of glare as wide again is 0.57 glare (UNO tuning seed 16,000,089)."""
+GLARE_EDGE = 40.0
+"""Gradient (|Sobel x| + |Sobel y| of the top-down grey view) from which a step is a card's
+outline, not the soft fringe of a glare patch (a few units per pixel)."""
+FAINT_OUTLINE = 60.0
+"""A piece fitted to an outline weaker than this is placed by its neighbours instead
+(:func:`_snap_to_grid`): white-bordered cards cut out of touching blocks fit at 75 and more,
+black cards touching black cards at 22 to 47 (fits up to 16 mm off) on standard tuning seeds
+15,500,099, 16,500,031, 16,500,066 and 16,500,079."""
+SNAP_REACH = 0.35
+"""How far (share of a card's width) a card with a faint outline may lie from where a
+neighbour one layout step away puts it for that neighbour to place it
+(:func:`_snap_to_grid`): the 16 mm a black card's outline pulled one off, not the half card
+that would take a neighbour's place."""
+FEW_SINGLES = 6
+"""Fewer single cards than this are measured by their outlines (:func:`outline_size`) rather
+than their blobs: a blob is a millimetre or two too big on one side, which a median over many
+cards evens out and over two or three does not."""
+SIZE_SLACK_MM = 5.0
+"""How far :func:`outline_size` looks for a card's sides beyond its blob's size: the shadow
+and blur a blob takes in (4 mm on tuning seed 16,000,027)."""
+SNAP_FIT_MM = 2.5
+"""How far a card placed by its neighbours is then moved onto its own faint outline: a hand's
+jitter (1.5 mm each way on the renderer's tables) and a turn of a few degrees."""
 RIM_SHARE = 0.5
 """A card-sized blob whose outline encloses less than this share of its convex hull is a
 broken rim (see :func:`_fill_card_rims`); a card's blob covers nearly all of its hull."""
@@ -84,7 +114,7 @@ BAND_CORNER_MM = 2.5
 corner of a card turned by 3 degrees."""
 REFINE_MM = 8.0
 """How far a piece cut out of touching cards may lie from its card (a glare patch or a
-neighbour's sliver in the blob) for :func:`refine_quad` to find the card's outline."""
+neighbour's sliver in the blob) for :func:`fit_outline` to find the card's outline."""
 REFINE_TURNS = (-2.0, -1.0, 0.0, 1.0, 2.0)
 """Turns (degrees) tried around a piece's own: cards lie a few degrees askew."""
 REFINE_SLACK_MM = 2.0
@@ -566,7 +596,15 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     edges = _Edges(gray)
     tinted = felt_tinted(maps, _felt_chroma(maps[1], zones & cv2.bitwise_not(mask)))
     found: list[tuple[np.ndarray, bool]] = []
-    pending = [cnt for cnt in _contours(mask) if not _classify(cnt, p, edges, found)]
+    pending = []
+    for cnt in _contours(mask):
+        if _classify(cnt, p, edges, found):
+            continue
+        parts = _without_glare(cnt, tinted, edges, p)
+        if parts is None:
+            pending.append(cnt)
+        else:
+            pending.extend(part for part in parts if not _classify(part, p, edges, found))
     n_single = len(found)
     # the size of the single cards found tells the deck (UNO 56×87, standard 63×88 mm)
     size = (57.0, 88.0)
@@ -574,6 +612,13 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
         dims = np.array([sorted((np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])))
                          for q, _ in found]) / p
         size = (float(np.median(dims[:, 0])), float(np.median(dims[:, 1])))
+        # too few for their blobs' median: their outlines (not in bands of fanned columns,
+        # whose cards split_band places by the edges of the whole band, tuned on blobs' sizes)
+        if n_single < FEW_SINGLES and not (columns and rows):
+            measured = [outline_size(q, edges, size, p) for q, _ in found]
+            spans = np.array([s for s, score in measured if score >= PLACE_MIN_EDGE])
+            if len(spans):
+                size = (float(np.median(spans[:, 0])), float(np.median(spans[:, 1])))
     # the layout's turn from the cards laid in rows, not from the discard pile's top card,
     # which is thrown on it at any angle
     angle = _layout_angle([q for q, _ in found if mat.zone_of(q.mean(axis=0) / p) != "discard"])
@@ -618,8 +663,14 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
     explained = np.zeros_like(mask)
     # pieces cut out of touching cards, and single blobs that took in a shadow or a glare
     # patch, are moved onto their card's outline
-    found = [(q if covered or (k < n_single and _card_sized(q, size, p))
-              else refine_quad(q, edges, size, p), covered) for k, (q, covered) in enumerate(found)]
+    weak = np.zeros(len(found), bool)  # fitted to an outline too faint to place them
+    for k, (q, covered) in enumerate(found):
+        if not (covered or (k < n_single and _card_sized(q, size, p))):
+            q, score = fit_outline(q, edges, size, p)
+            found[k] = (q, covered)
+            weak[k] = score < FAINT_OUTLINE
+    if weak.any() and fanned is not True:
+        _snap_to_grid(found, weak, edges, size, p, mat)
     detail: list[float] = []  # measured on first need
 
     def plain(k: int) -> bool:
@@ -668,6 +719,12 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
             continue
         q_img = canonical_quad(geometry.to_image(q_mm))
         out.append(Located(q_img, canonical_quad(q_mm), zone, covered))
+    if fanned is not True and not banded:  # cards the felt test took for felt: see _grid_gaps
+        for q_top in _grid_gaps(out, edges, size, p, mat):
+            cv2.fillConvexPoly(explained, np.round(q_top).astype(np.int32), 255)
+            q_mm = q_top / p
+            out.append(Located(canonical_quad(geometry.to_image(q_mm)), canonical_quad(q_mm),
+                               mat.zone_of(q_mm.mean(axis=0))))
     # what no card explains is a hand, unless it is a card the prior did not expect (a row
     # too many): one whole card lying on top, its outline and print all there to see
     kept = [c.quad_mm * p for c in out]
@@ -679,6 +736,99 @@ def locate_cards(image: np.ndarray, geometry: TableGeometry, fanned: bool | None
             out.append(Located(canonical_quad(geometry.to_image(q_mm)), canonical_quad(q_mm),
                                zone))
     return Localisation(tuple(out), _obstructions(mask, explained, p))
+
+
+def _grid_steps(centres: np.ndarray, size: tuple[float, float]) -> list[np.ndarray]:
+    """The layout's steps (mm vectors) from a card to the next along a row and down a column
+    (the median over the cards ``centres`` that have such a neighbour), each where seen."""
+    d = centres[None] - centres[:, None]  # d[i, j]: from card i to card j
+    steps = []
+    for axis, length in enumerate(size):
+        # the nearest card a card's length or a little more on, about level with it
+        along, off = d[..., axis], np.abs(d[..., 1 - axis])
+        ok = (along > 0.9 * length) & (along < 1.6 * length) & (off < 0.35 * along)
+        rows = np.flatnonzero(ok.any(axis=1))
+        if len(rows):
+            pick = np.argmin(np.where(ok[rows], off[rows], np.inf), axis=1)
+            steps.append(np.median(d[rows, pick], axis=0))
+    return steps
+
+
+def _snap_to_grid(found: list[tuple[np.ndarray, bool]], weak: np.ndarray, edges: _Edges,
+                  size: tuple[float, float], p: float, mat: object) -> None:
+    """Move each ``weak`` card of the work area (top-down quads, in place) to where its
+    neighbours along its row and column put it: one layout step from each.
+
+    WHY: a black card touching another black card shows no outline between them (no white
+    border, no felt gap wide enough to see through the blur), so neither the cut that made
+    its piece nor :func:`fit_outline` can place it: both were 7 to 16 mm off for 5 dark
+    cards of 200 standard tuning tables (15,500,000+ and 16,500,000+), misread or lost. Its
+    neighbours with a sharp outline place it to within their hand's jitter; its own faint
+    outline, looked for no further than ``SNAP_FIT_MM`` from there, then takes out its own.
+    """
+    centres = np.array([q.mean(axis=0) for q, _ in found]) / p
+    work = np.array([mat.zone_of(c) == "work" for c in centres])  # type: ignore[attr-defined]
+    sure = centres[work & ~weak]
+    if len(sure) < 3:
+        return
+    steps = _grid_steps(sure, size)
+    for i in np.flatnonzero(work & weak):
+        guesses = []
+        for step in steps:
+            for sign in (1.0, -1.0):
+                dist = np.linalg.norm(sure - (centres[i] - sign * step), axis=1)
+                j = int(np.argmin(dist))
+                if dist[j] < SNAP_REACH * size[0]:
+                    guesses.append(sure[j] + sign * step)
+        if len(guesses) >= 2:
+            q, covered = found[i]
+            q = q + (np.median(guesses, axis=0) - centres[i]) * p
+            # then onto the faint outline nearest there: the card's own jitter, no further
+            found[i] = (fit_outline(q, edges, size, p, SNAP_FIT_MM)[0], covered)
+
+
+def _grid_gaps(cards: list[Located], edges: _Edges, size: tuple[float, float], p: float,
+               mat: object) -> list[np.ndarray]:
+    """Whole cards (top-down quads) in the holes of the grid that ``cards`` lay out: one step
+    of the layout's own pitch from a card found, where no card was found but one lies a step
+    further on, in the same zone, with a card's outline all round (:func:`fit_outline`, at
+    least ``PLACE_MIN_EDGE``).
+
+    WHY: a back printed in the felt's own violet (a crosshatch, a plain field) is felt to the
+    colour test of :func:`card_mask`, white rim and all once the rim is thin or blurred, so it
+    leaves a hole in the layout (2 of 5 standard cards missed on tuning seeds 16,500,000+).
+    Its outline is as sharp as any card's (120 and more, where the felt shows about 5); a gap
+    between two cards shows their edges turned the wrong way round (dark going in), and the
+    felt past a layout's last column none. Only a hole is looked at (cards found a step before
+    and a step after it along a row or a column), so the search costs nothing on a whole
+    layout and one outline fit per hole, not a scan of the mat.
+    """
+    cw = size[0]
+    laid = [c for c in cards if c.zone != "discard" and not c.covered]
+    if len(laid) < 2:
+        return []
+    centres = np.array([c.centre_mm for c in laid])
+    out: list[np.ndarray] = []
+    taken = centres
+
+    def nearest(points: np.ndarray) -> np.ndarray:
+        """Distance from each of ``points`` to the nearest card centre (mm)."""
+        return np.linalg.norm(points[:, None] - taken[None], axis=2).min(axis=1)
+
+    for step in _grid_steps(centres, size):
+        # a hole: no card one step on from a card, and one two steps on
+        holes = np.flatnonzero((nearest(centres + step) >= 0.6 * cw)
+                               & (nearest(centres + 2 * step) <= 0.3 * cw))
+        for i in holes:
+            card = laid[i]
+            if mat.zone_of(centres[i] + step) != card.zone:  # type: ignore[attr-defined]
+                continue
+            fitted, score = fit_outline(card.quad_mm * p + step * p, edges, size, p)
+            centre = fitted.mean(axis=0) / p
+            if score >= PLACE_MIN_EDGE and nearest(centre[None])[0] >= 0.6 * cw:
+                taken = np.vstack([taken, centre])
+                out.append(fitted)
+    return out
 
 
 def _visible_piece(quad: np.ndarray, visible: tuple[float, float], offset: tuple[int, int],
@@ -852,16 +1002,6 @@ def _down(rect: tuple) -> float:
     return float(h if abs(np.cos(a)) >= abs(np.sin(a)) else w)
 
 
-def refine_quad(quad: np.ndarray, edges: _Edges, size: tuple[float, float], p: float,
-                reach_mm: float = REFINE_MM, turns: tuple[float, ...] = REFINE_TURNS
-                ) -> np.ndarray:
-    """A whole-card quad (top-down px) moved and turned onto the card's own outline.
-
-    See :func:`fit_outline`, which also says how strong the outline found is.
-    """
-    return fit_outline(quad, edges, size, p, reach_mm, turns)[0]
-
-
 def outline_strength(quad: np.ndarray, edges: _Edges, size: tuple[float, float],
                      p: float) -> float:
     """How strongly a card's outline shows at ``quad`` (see :func:`fit_outline`)."""
@@ -873,6 +1013,33 @@ def fit_outline(quad: np.ndarray, edges: _Edges, size: tuple[float, float], p: f
                 ) -> tuple[np.ndarray, float]:
     """A whole-card quad (top-down px) moved and turned onto the card's own outline, and the
     outline's strength there (grey levels per pixel summed over two pairs of sides).
+    See :func:`_fit_outline`."""
+    quad, score, _ = _fit_outline(quad, edges, size, p, reach_mm, turns)
+    return quad, score
+
+
+def outline_size(quad: np.ndarray, edges: _Edges, size: tuple[float, float], p: float
+                 ) -> tuple[tuple[float, float], float]:
+    """The size (mm: across, down) of the card at ``quad`` (top-down px) measured between its
+    own outline's sides, looked for within ``SIZE_SLACK_MM`` of ``size``, and the outline's
+    strength (:func:`fit_outline`).
+
+    WHY: a card's blob takes in its soft shadow and the blur around it, a millimetre or two on
+    one side; over a table of single cards the median evens that out, but a table of touching
+    cards leaves two or three single ones, and their blobs measured a UNO card 60 × 91 mm
+    instead of 56 × 87 (tuning seed 16,000,027), which put every card cut out of the block
+    3.5 mm off (three misread, one missed).
+    """
+    _, score, span = _fit_outline(quad, edges, size, p, SIZE_SLACK_MM, (0.0,), SIZE_SLACK_MM)
+    return (span[0] / p, span[1] / p), score
+
+
+def _fit_outline(quad: np.ndarray, edges: _Edges, size: tuple[float, float], p: float,
+                 reach_mm: float = REFINE_MM, turns: tuple[float, ...] = REFINE_TURNS,
+                 slack_mm: float = REFINE_SLACK_MM
+                 ) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """:func:`fit_outline`, and how far apart (px: across, down) the sides it found lie (the
+    far side within ``slack_mm`` of ``size`` beyond the near one).
 
     WHY: a piece cut out of touching cards is only where the cut put it; a blob that took in a
     glare patch or a neighbour's sliver shifts every piece by millimetres, and a crop that far
@@ -895,8 +1062,9 @@ def fit_outline(quad: np.ndarray, edges: _Edges, size: tuple[float, float], p: f
     # across needs every pixel, its average along does not
     along_u = np.arange(-0.35 * cw, 0.35 * cw, 3.0, dtype=np.float32)
     along_v = np.arange(-0.35 * ch, 0.35 * ch, 3.0, dtype=np.float32)
-    slack = int(round(REFINE_SLACK_MM * p))
-    best = [(-np.inf, float(cx), float(cy), ang)] * 2  # bright-in outline, dark-in outline
+    slack = int(round(slack_mm * p))
+    # bright-in outline, dark-in outline: (score, centre x, centre y, angle, sides' spans)
+    best = [(-np.inf, float(cx), float(cy), ang, (cw, ch))] * 2
 
     def sample(u: np.ndarray, v: np.ndarray, ux: np.ndarray, uy: np.ndarray) -> np.ndarray:
         """The grey view on the grid ``v`` × ``u`` of the card's own axes."""
@@ -927,18 +1095,19 @@ def fit_outline(quad: np.ndarray, edges: _Edges, size: tuple[float, float], p: f
             if sx + sy > best[dark][0]:
                 du_c, dv_c = (l0 + l1) / 2 - (r + 1) - cw / 2, (t0 + t1) / 2 - (r + 1) - ch / 2
                 c = np.array([cx, cy]) + ux * du_c + uy * dv_c
-                best[dark] = (sx + sy, float(c[0]), float(c[1]), ang + turn)
+                best[dark] = (sx + sy, float(c[0]), float(c[1]), ang + turn,
+                              (l1 - l0, t1 - t0))
     # a dark card (a black deck, a dark back) turns darker going in: its outline counts only
     # where no bright-in outline is there to find, so a white-bordered card's printed field
     # (darker inside its border) never pulls its quad
     bright, dark_in = best
     dark = bright[0] < DARK_OUTLINE_BELOW and dark_in[0] > max(bright[0], OUTLINE_MIN)
-    score, x, y, a_deg = dark_in if dark else bright
+    score, x, y, a_deg, span = dark_in if dark else bright
     if score <= 0:  # no outline anywhere near: nothing to go by
-        return np.asarray(quad, np.float32), 0.0
+        return np.asarray(quad, np.float32), 0.0, (cw, ch)
     # centred between the sides found, at the frame's card size: a crop of the same size
     # frame after frame, so that an unchanged card's reading is reused
-    return _rect_quad(((x, y), (cw, ch), a_deg)), float(score)
+    return _rect_quad(((x, y), (cw, ch), a_deg)), float(score), span
 
 
 def _sides(near: np.ndarray, far: np.ndarray, nominal: float, length: float, reach: float,
@@ -974,7 +1143,7 @@ def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
     always separate. A card is a rectangle of a known size at the layout's angle whose four
     sides are edges where the image turns bright going into it; the best such rectangle that
     lies on unexplained card pixels is taken, then the next, until too little is left for
-    another card. :func:`refine_quad` then fits each one to its own outline.
+    another card. :func:`fit_outline` then fits each one to its own outline.
     """
     cw, ch = size[0] * p, size[1] * p
     area = cw * ch
@@ -994,7 +1163,7 @@ def place_cards(cnt: np.ndarray, have: list[np.ndarray], gray: np.ndarray,
     M = cv2.getRotationMatrix2D(centre, angle, 1.0)
     roi = cv2.warpAffine(gray[y0:y1, x0:x1], M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE)
-    # the search runs at a coarser scale (refine_quad restores the precision): a block of
+    # the search runs at a coarser scale (fit_outline restores the precision): a block of
     # 40 touching cards costs tens of milliseconds, not hundreds
     f = PLACE_SCALE
     roi = cv2.resize(roi, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
@@ -1157,6 +1326,47 @@ def felt_tinted(maps: tuple[np.ndarray, np.ndarray], felt_chroma: float) -> np.n
         return np.zeros(chroma.shape, np.uint8)
     hue = cv2.inRange(cv2.extractChannel(hsv, 0), 122, 165)  # any saturation, any value
     return hue & cv2.compare(chroma, FELT_TINT * felt_chroma, cv2.CMP_GT)
+
+
+def _without_glare(cnt: np.ndarray, tinted: np.ndarray, edges: _Edges, p: float
+                   ) -> list[np.ndarray] | None:
+    """The blob ``cnt`` (top-down px) without the glare on the felt around its cards: its
+    :func:`felt_tinted` pixels that join the felt outside it through felt-tinted pixels with
+    no sharp edge (below ``GLARE_EDGE``) between.
+
+    WHY: a glare patch washes the felt out to a pale violet that :func:`card_mask` takes for
+    card, so a card lying in it (a discard thrown at any angle, a column's foot) grows into a
+    blob bigger than a card, which is then cut into pieces of no card (4 of 5 UNO layouts
+    read wrong on tuning seeds 16,000,000+). Glare keeps the felt's hue and chroma, the cards
+    in it do not; only tinted pixels reached from the felt are taken away, so that violet print
+    enclosed by a card's border stays. A blob that is more than ``GLARE_MAX_SHARE`` such
+    pixels is cards under a violet cast, not glare: it is kept whole. Returns None when
+    nothing was taken away.
+    """
+    x, y, w, h = cv2.boundingRect(cnt)
+    H, W = tinted.shape
+    x0, y0, x1, y1 = max(0, x - 1), max(0, y - 1), min(W, x + w + 1), min(H, y + h + 1)
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(blob, [cnt], -1, 255, -1, offset=(-x0, -y0))
+    tint = tinted[y0:y1, x0:x1]
+    if cv2.countNonZero(tint & blob) < GLARE_MIN_MM2 * p * p:
+        return None
+    # a card's outline is a sharp step, glare's fringe a soft one: only the smooth part of the
+    # tint joins felt and glare, so a card whose white a violet cast tints stays apart
+    roi = edges.gray[y0:y1, x0:x1]  # the blob's own gradient: a whole view's costs 10 ms
+    grad = np.abs(cv2.Sobel(roi, cv2.CV_32F, 1, 0, ksize=3)) + np.abs(
+        cv2.Sobel(roi, cv2.CV_32F, 0, 1, ksize=3))
+    smooth = tint & cv2.compare(grad, GLARE_EDGE, cv2.CMP_LT)
+    _, labels = cv2.connectedComponents(smooth, connectivity=4)
+    outside = np.unique(labels[(smooth > 0) & (blob == 0)])
+    glare = np.isin(labels, outside[outside > 0]) & (blob > 0)
+    n_glare = np.count_nonzero(glare)
+    if not GLARE_MIN_MM2 * p * p <= n_glare <= GLARE_MAX_SHARE * cv2.countNonZero(blob):
+        return None
+    rest = blob.copy()
+    rest[glare] = 0
+    rest = _fill_holes(cv2.morphologyEx(rest, cv2.MORPH_OPEN, _kernel(2.5, p)))
+    return [c + [x0, y0] for c in _contours(rest)]
 
 
 def felt_share(quad: np.ndarray, tinted: np.ndarray) -> float:
