@@ -18,6 +18,7 @@ from vision.evaluate import (
     _label_path,
     evaluate_scenes,
     format_report,
+    quad_error,
     read_names,
     read_yolo_labels,
     scene_errors,
@@ -65,6 +66,21 @@ def test_label_path_mirrors_images_folder(tmp_path: Path) -> None:
 def test_a_corner_box_centre_inside_the_card_counts() -> None:
     d = Detection("AS", 0.9, np.float32([[10, 10], [60, 10], [60, 90], [10, 90]]))
     assert _contains(d, 15, 20) and not _contains(d, 70, 20)
+
+
+LEVEL = np.array([[0, 0], [87, 0], [87, 56], [0, 56]], np.float32)  # a card on its long side
+
+
+@pytest.mark.parametrize(("found", "error"), [
+    (LEVEL, 0.0),
+    (np.roll(LEVEL, 2, axis=0), 0.0),  # the same outline, corners named from the other end
+    (LEVEL + [1.5, 0], 1.5),
+    (np.roll(LEVEL, 2, axis=0) + [0, 2], 2.0),
+    (np.roll(LEVEL, 1, axis=0), 71.5),  # a quarter turn: another card's outline
+    (LEVEL + [60, 0], 60.0),  # beside it
+])
+def test_a_quad_is_located_either_way_up(found: np.ndarray, error: float) -> None:
+    assert quad_error(found, LEVEL) == pytest.approx(error, abs=1e-3)
 
 
 def test_report_summary_and_text() -> None:

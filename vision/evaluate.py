@@ -314,8 +314,8 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
             # nearest quad, corner by corner: in a fanned column a covered card's centre lies
             # inside the cards over it too, so containment alone cannot tell them apart
             width = float(np.linalg.norm(card.quad[1] - card.quad[0]))
-            errs = [np.linalg.norm(d.quad - card.quad, axis=1).mean() if i not in used
-                    else np.inf for i, d in enumerate(dets)]
+            errs = [quad_error(d.quad, card.quad) if i not in used else np.inf
+                    for i, d in enumerate(dets)]
             hit = int(np.argmin(errs)) if errs and min(errs) < 0.3 * width else None
             if hit is not None:
                 used.add(hit)
@@ -357,6 +357,18 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
 
 def _where(card: Any) -> str:
     return card.zone if card.column is None else f"{card.zone} c{card.column} r{card.row}"
+
+
+def quad_error(found: np.ndarray, label: np.ndarray) -> float:
+    """Mean corner distance between a detected quad and a labelled one, the card taken either
+    way up.
+
+    WHY either way up: both quads are in :func:`vision.synth.scenes.canonical_quad` order, whose
+    top is the higher short edge; for a card lying level on its long side the two short edges
+    are equally high, a fraction of a pixel decides, and the same outline turned 180° would
+    count as a card missed plus a false one. Where a card lies is the same either way up."""
+    return float(min(np.linalg.norm(found - q, axis=1).mean()
+                     for q in (label, np.roll(label, 2, axis=0))))
 
 
 def scene_errors(scene: Any, dets: Sequence[Detection], matched: Sequence[Detection | None],
