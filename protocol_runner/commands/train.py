@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-FULL = {"per_class": {"train": 200, "val": 10, "calib": 20}, "epochs": 10}
+FULL = {"per_class": {"train": 400, "val": 10, "calib": 20}, "epochs": 8}
 QUICK = {"per_class": {"train": 6, "val": 2, "calib": 2}, "epochs": 1}
 
 
