@@ -167,8 +167,11 @@ def _reads(reader: TableReader, scene: Scene) -> list[str]:
 @pytest.mark.parametrize(
     ("seed", "truth", "misread"),
     [
-        (9_000_021, "5R", "2R"),  # symbol: the frame's 5s are read 5 with certainty
-        (9_000_033, "6B", "9B"),  # symbol: 6 and 9 differ by the bar under them
+        # symbols: the classifier retrained in the sixth session alone misreads one card in
+        # only 2 of the ~400 tables from seed 9,000,000 on that were searched for such cases
+        # (the earlier cases 5R->2R and 6B->9B it reads right on its own)
+        (9_000_069, "3G", "8G"),
+        (9_000_366, "RG", "7G"),
     ],
 )
 def test_a_table_the_classifier_alone_misreads_is_read_with_no_error(
