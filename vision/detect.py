@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.geometry import TableGeometry
+from vision.geometry import MatSpec, TableGeometry
 from vision.synth.scenes import canonical_quad
 
 TOPDOWN_PX_PER_MM = 2.0
@@ -755,7 +755,7 @@ def _grid_steps(centres: np.ndarray, size: tuple[float, float]) -> list[np.ndarr
 
 
 def _snap_to_grid(found: list[tuple[np.ndarray, bool]], weak: np.ndarray, edges: _Edges,
-                  size: tuple[float, float], p: float, mat: object) -> None:
+                  size: tuple[float, float], p: float, mat: MatSpec) -> None:
     """Move each ``weak`` card of the work area (top-down quads, in place) to where its
     neighbours along its row and column put it: one layout step from each.
 
@@ -767,7 +767,7 @@ def _snap_to_grid(found: list[tuple[np.ndarray, bool]], weak: np.ndarray, edges:
     outline, looked for no further than ``SNAP_FIT_MM`` from there, then takes out its own.
     """
     centres = np.array([q.mean(axis=0) for q, _ in found]) / p
-    work = np.array([mat.zone_of(c) == "work" for c in centres])  # type: ignore[attr-defined]
+    work = np.array([mat.zone_of(c) == "work" for c in centres])
     sure = centres[work & ~weak]
     if len(sure) < 3:
         return
@@ -788,7 +788,7 @@ def _snap_to_grid(found: list[tuple[np.ndarray, bool]], weak: np.ndarray, edges:
 
 
 def _grid_gaps(cards: list[Located], edges: _Edges, size: tuple[float, float], p: float,
-               mat: object) -> list[np.ndarray]:
+               mat: MatSpec) -> list[np.ndarray]:
     """Whole cards (top-down quads) in the holes of the grid that ``cards`` lay out: one step
     of the layout's own pitch from a card found, where no card was found but one lies a step
     further on, in the same zone, with a card's outline all round (:func:`fit_outline`, at
@@ -821,7 +821,7 @@ def _grid_gaps(cards: list[Located], edges: _Edges, size: tuple[float, float], p
                                & (nearest(centres + 2 * step) <= 0.3 * cw))
         for i in holes:
             card = laid[i]
-            if mat.zone_of(centres[i] + step) != card.zone:  # type: ignore[attr-defined]
+            if mat.zone_of(centres[i] + step) != card.zone:
                 continue
             fitted, score = fit_outline(card.quad_mm * p + step * p, edges, size, p)
             centre = fitted.mean(axis=0) / p
@@ -843,7 +843,7 @@ def _visible_piece(quad: np.ndarray, visible: tuple[float, float], offset: tuple
     return out
 
 
-def _bands(pending: list[np.ndarray], singles: list[tuple[np.ndarray, bool]], mat: object,
+def _bands(pending: list[np.ndarray], singles: list[tuple[np.ndarray, bool]], mat: MatSpec,
            columns: int, rows: int, edges: _Edges, p: float, size: tuple[float, float]
            ) -> tuple[list[np.ndarray], list[tuple[np.ndarray, bool, tuple[float, float]]],
                       list[int | None]]:
@@ -854,7 +854,7 @@ def _bands(pending: list[np.ndarray], singles: list[tuple[np.ndarray, bool]], ma
     for cnt in pending:
         rect = cv2.minAreaRect(cnt)
         (cx, cy), (w, h), _ = rect
-        zone = mat.zone_of(np.array([cx, cy]) / p)  # type: ignore[attr-defined]
+        zone = mat.zone_of(np.array([cx, cy]) / p)
         if zone == "work" and min(w, h) / p > CARD_W_MM[1] and \
                 cv2.contourArea(cnt) > 1.3 * size[0] * size[1] * p * p:
             blobs.append(cnt)
@@ -881,7 +881,7 @@ def _bands(pending: list[np.ndarray], singles: list[tuple[np.ndarray, bool]], ma
         groups[-1].append((rect, r))
         held += r
     loose = sum(1 for q, _ in singles
-                if mat.zone_of(q.mean(axis=0) / p) == "work")  # type: ignore[attr-defined]
+                if mat.zone_of(q.mean(axis=0) / p) == "work")
     wanted = max(len(groups), columns - (loose if rows == 1 else round(loose / rows)))
     widths = [max(_across(rect) for rect, _ in g) for g in groups]
     counts = band_column_counts(widths, wanted, size[0] * p)

@@ -480,7 +480,8 @@ class PhotoReader:
                 continue
             named.append((c, self.classes[k], float(c.probs[k])))
         readable = [r for r in named if r[2] >= self.min_confidence or any(
-            o is not r and o[1] == r[1] and _near(o[0].box, r[0].box) for o in named)]
+            o is not r and o[1] == r[1] and _apart(o[0].box, r[0].box) <= PAIR_REACH
+            for o in named)]
         for group in _pair(readable):
             code = group[0][1]
             conf = float(np.mean([p for _, _, p in group]) * np.mean([c.score for c, _, _ in
@@ -532,9 +533,8 @@ def _pair(readable: list[tuple[Corner, str, float]]) -> list[list[tuple[Corner, 
     for i, (a, ca, _) in enumerate(readable):
         for j in range(i + 1, len(readable)):
             b, cb, _ = readable[j]
-            if ca == cb and _near(a.box, b.box):
-                size = max(_size(a.box), _size(b.box))
-                cand.append((float(np.linalg.norm(_centre(a.box) - _centre(b.box))) / size, i, j))
+            if ca == cb and (apart := _apart(a.box, b.box)) <= PAIR_REACH:
+                cand.append((apart, i, j))
     used: set[int] = set()
     groups = []
     for _, i, j in sorted(cand):
@@ -546,10 +546,10 @@ def _pair(readable: list[tuple[Corner, str, float]]) -> list[list[tuple[Corner, 
     return groups
 
 
-def _near(a: np.ndarray, b: np.ndarray) -> bool:
-    """Two index boxes close enough to be one card's (:data:`PAIR_REACH`)."""
-    size = max(_size(a), _size(b))
-    return float(np.linalg.norm(_centre(a) - _centre(b))) <= PAIR_REACH * size
+def _apart(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two index boxes' centres lie, in index sizes (the larger box's): one
+    card's two indices are at most :data:`PAIR_REACH` apart."""
+    return float(np.linalg.norm(_centre(a) - _centre(b))) / max(_size(a), _size(b))
 
 
 def _turn(probs: np.ndarray, none: int) -> int:
