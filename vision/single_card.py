@@ -417,7 +417,7 @@ def white_patch(small: np.ndarray) -> np.ndarray:
 
 def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     """Every proposal as (method, quad in image pixels ordered portrait, score: geometry and
-    a white border), best score first."""
+    the evidence of a card around it, :func:`card_evidence`), best score first."""
     if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3:
         raise SingleCardError("expected a BGR image of shape (H, W, 3)")
     h, w = img.shape[:2]
