@@ -70,6 +70,12 @@ BACK_SIZE = 0.6
 face-up cards' outlines in the same photo (a fragment of a face or table is smaller or larger)."""
 BACK_EDGE = 0.1
 """Least :func:`vision.photo_cards.edge_contrast` of a face-down card's outline."""
+OUTLINE_CODES = frozenset(c.code for c in standard_faces()) - {"JK"}
+"""The codes an outline may be read as: the 52 faces, not the joker. WHY: the reader learned
+``JK`` only from the labelled word "Joker" (this deck prints moons and stars in a joker's
+corners, and its outline crops were labelled ``none``), so an outline whose index corners read
+``JK`` shows something else there: on the training split both such outlines were false cards
+(a desk, an 8 of hearts held up to a webcam). The detector's jokers, read from the word, stay."""
 PIP_FLOOR = 0.005
 """Floor of the pip reader's suit (:mod:`vision.pip_suits`) in an outline read as a number
 card (:func:`vision.pip_suits.fuse_suits`: it moves probability only between the two suits of
@@ -356,8 +362,9 @@ class PhotoReader:
         (:func:`corners_agree`). The pips of an outline read as a card (:meth:`pip_suits`)
         settle spade against club and heart against diamond (:data:`PIP_FLOOR`,
         :data:`PIP_COURT_FLOOR`). An outline with no index may be a face-down card
-        (:func:`face_down`); any other is dropped, and of two readings of one card (an outline
-        inside another) the more confident stays."""
+        (:func:`face_down`); any other is dropped, as is one read as a joker
+        (:data:`OUTLINE_CODES`), and of two readings of one card (an outline inside another)
+        the more confident stays."""
         from vision.photo_cards import card_quads, cut, index_squares
         from vision.recognise import Detection
 
@@ -401,6 +408,8 @@ class PhotoReader:
                 if agreed is None:
                     continue
                 code, conf = agreed, float(dist[self.classes.index(agreed)])
+            if code not in OUTLINE_CODES:
+                continue
             found.append(Detection(code, conf, _order(_grown(quad)), probs=dist))
         found += face_down(image, blank, found)
         found.sort(key=lambda d: -d.confidence)
