@@ -75,6 +75,13 @@ def test_skew_is_measured(degrees: float) -> None:
     assert np.rad2deg(layout_skew(rot)) == pytest.approx(degrees, abs=0.2)
 
 
+@pytest.mark.parametrize("centres", [np.zeros((0, 2)), np.array([[100.0, 50.0]]),
+                                     np.array([[100.0, 50.0], [100.0, 300.0]])])
+def test_skew_without_neighbours_is_zero(centres: np.ndarray) -> None:
+    # no card has a neighbour to its right: nothing to measure a turn by
+    assert layout_skew(centres) == 0.0
+
+
 def test_empty_table_gives_an_empty_view() -> None:
     view = build_view([])
     assert view.work == () and view.side == () and view.discard.code is None

@@ -116,10 +116,11 @@ class TableGeometry:
     H: np.ndarray
     mat: MatSpec = DEFAULT_MAT
     markers_seen: int = 0
+    H_inv: np.ndarray = field(init=False, repr=False)
+    """Mat millimetres → image pixels: inverted once, not for every card placed."""
 
-    @property
-    def H_inv(self) -> np.ndarray:
-        return np.linalg.inv(self.H)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "H_inv", np.linalg.inv(self.H))
 
     @classmethod
     def from_markers(cls, image: np.ndarray, mat: MatSpec = DEFAULT_MAT) -> TableGeometry:

@@ -29,18 +29,12 @@ FANNED_JITTER_MM = 5.0
 
 def layout_skew(centres: np.ndarray) -> float:
     """The layout's rotation (radians): median angle from each card to its right neighbour."""
-    angles = []
-    for i, (x, y) in enumerate(centres):
-        dx = centres[:, 0] - x
-        dy = centres[:, 1] - y
-        ok = (dx > 0.6 * CARD_W) & (dx < 2.2 * CARD_W) & (np.abs(dy) < 0.35 * dx)
-        ok[i] = False
-        if ok.any():
-            # the right neighbour is the one most level with this card (in a fanned column
-            # the cards below lie about as near to the right but lower)
-            j = np.flatnonzero(ok)[np.argmin(np.abs(dy[ok]) + 0.1 * dx[ok])]
-            angles.append(np.arctan2(dy[j], dx[j]))
-    return float(np.median(angles)) if angles else 0.0
+    dx, dy = _offsets(centres)
+    ok = (dx > 0.6 * CARD_W) & (dx < 2.2 * CARD_W) & (np.abs(dy) < 0.35 * dx)
+    # the right neighbour is the one most level with this card (in a fanned column the cards
+    # below lie about as near to the right but lower)
+    angles = _to_nearest(ok, np.abs(dy) + 0.1 * dx, dy, dx)
+    return float(np.median(angles)) if len(angles) else 0.0
 
 
 def column_lean(centres: np.ndarray, skew: float) -> float:
@@ -53,16 +47,27 @@ def column_lean(centres: np.ndarray, skew: float) -> float:
     ``sin(skew)`` of their depth, which in a four-row layout is wider than the gap that tells
     columns apart.
     """
-    angles = []
-    for i, (x, y) in enumerate(centres):
-        dx = centres[:, 0] - x
-        dy = centres[:, 1] - y
-        ok = (dy > ROW_GAP_MM) & (dy < 2.2 * CARD_H) & (np.abs(dx) < 0.35 * dy)
-        ok[i] = False
-        if ok.any():
-            j = np.flatnonzero(ok)[np.argmin(np.abs(dx[ok]) + 0.1 * dy[ok])]
-            angles.append(np.arctan2(dx[j], dy[j]))
-    return float(np.median(angles)) if angles else skew
+    dx, dy = _offsets(centres)
+    ok = (dy > ROW_GAP_MM) & (dy < 2.2 * CARD_H) & (np.abs(dx) < 0.35 * dy)
+    angles = _to_nearest(ok, np.abs(dx) + 0.1 * dy, dx, dy)
+    return float(np.median(angles)) if len(angles) else skew
+
+
+def _offsets(centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x and y offsets from every card to every card: ``dx[i, j]`` from card i to card j."""
+    return (centres[None, :, 0] - centres[:, None, 0],
+            centres[None, :, 1] - centres[:, None, 1])
+
+
+def _to_nearest(ok: np.ndarray, cost: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """For each card with a neighbour where ``ok`` (a card never its own), the angle
+    ``arctan2(a, b)`` to the one of least ``cost`` among them."""
+    np.fill_diagonal(ok, False)
+    rows = np.flatnonzero(ok.any(axis=1))
+    if not len(rows):
+        return np.zeros(0)
+    j = np.argmin(np.where(ok[rows], cost[rows], np.inf), axis=1)
+    return np.arctan2(a[rows, j], b[rows, j])
 
 
 def layout_axes(centres: np.ndarray) -> np.ndarray:

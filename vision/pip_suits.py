@@ -64,6 +64,9 @@ MIN_AREA = 20
 INDEX_W, INDEX_H = 0.2, 0.28
 """The index corners (top-left and bottom-right, this share of the card each way) hold the
 rank's digits and a tiny suit: their blobs are not pips."""
+BLOCK = 16
+"""Patches per matrix product in :meth:`PipSuitReader.logits`: 16 × 256 × 48 stays below
+OpenBLAS's threshold for using more than one thread."""
 MARGIN = 0.03
 """Blobs within this share of the rectified edge are slivers of table or of a neighbour."""
 
@@ -210,8 +213,15 @@ class PipSuitReader:
                                 "`python -m vision.train.pip_suits`") from exc
 
     def logits(self, patches: np.ndarray) -> np.ndarray:
-        """(N, 5) raw scores of (N, PATCH, PATCH) patches (no temperature)."""
-        hidden = np.maximum(features(patches) @ self.w1 + self.b1, 0.0)
+        """(N, 5) raw scores of (N, PATCH, PATCH) patches (no temperature).
+
+        WHY in blocks of :data:`BLOCK` patches: OpenBLAS spreads a product of a whole table's
+        blobs (hundreds) over every core, and on a busy CPU its threads wait for one another
+        at a cost of 15 to 25 ms of CPU a table, for a product that one thread does in a
+        fraction of a millisecond; a block this small it leaves on one thread."""
+        x = features(patches)
+        hidden = np.concatenate([np.maximum(x[i:i + BLOCK] @ self.w1 + self.b1, 0.0)
+                                 for i in range(0, len(x), BLOCK)])
         return hidden @ self.w2 + self.b2
 
     def predict_patches(self, patches: np.ndarray) -> np.ndarray:

@@ -233,11 +233,12 @@ class TableReader:
         thumbs = [_thumb(c) for c in crops]
         probs: list[np.ndarray | None] = [None] * len(cards)
         source: list[int] = []  # the cached card each card's reading came from
+        centres = np.array([c.centre_mm for c in cards])
         if self.reuse and self._cache:
             old_centres = np.array([o.centre for o in self._cache])
-            for i, (c, t) in enumerate(zip(cards, thumbs, strict=True)):
-                near = np.flatnonzero(np.linalg.norm(old_centres - c.centre_mm, axis=1) < REUSE_MM)
-                for j in near:
+            close = np.linalg.norm(old_centres[None] - centres[:, None], axis=2) < REUSE_MM
+            for i, t in enumerate(thumbs):
+                for j in np.flatnonzero(close[i]):
                     if _same_card(self._cache[j].thumb, t):
                         probs[i] = self._cache[j].probs
                         source.append(int(j))
@@ -281,8 +282,8 @@ class TableReader:
             out.append(Detection(classes[k], float(p[k]), c.quad, c.quad_mm, c.zone, c.covered,
                                  p))
         if self.reuse:
-            self._cache = [_Cached(c.centre_mm, t, p, f) for c, t, p, f in  # type: ignore[misc]
-                           zip(cards, thumbs, probs, final, strict=True)]
+            self._cache = [_Cached(c, t, p, f) for c, t, p, f in  # type: ignore[misc]
+                           zip(centres, thumbs, probs, final, strict=True)]
         out.sort(key=lambda d: -d.confidence)
         return tuple(out), len(cards) - len(todo)
 
