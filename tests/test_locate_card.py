@@ -9,6 +9,7 @@ import pytest
 
 from vision.single_card import (
     FRAME_EDGE,
+    SPLIT_CREDIT,
     SingleCardError,
     _cluster_proposals,
     _demote_nested,
@@ -224,7 +225,7 @@ def test_the_whole_photo_stands_for_a_card_only_where_its_outline_lies_on_edges(
     small = white_patch(img)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)) / 4
-    frame = [box for name, box, _ in _proposals(small, whiteness(small)) if name == "frame"][0]
+    frame = [p.box for p in _proposals(small, whiteness(small)) if p.method == "frame"][0]
     assert (_evidence_parts(whiteness(small), grad, frame)[0] >= FRAME_EDGE) == outlined
     assert _quad_iou(locate_card(img).quad, quad, img.shape) > 0.8
 
@@ -239,9 +240,10 @@ def test_the_pieces_of_a_cut_field_are_proposed_together():
     cv2.ellipse(field, (63, 102), (125, 34), -60, 0, 360, (248, 248, 248), -1)  # the oval
     img[134:338, 342:468] = field
     cv2.ellipse(img, (430, 330), (16, 70), 0, 0, 360, (120, 150, 205), -1)  # the thumb
-    ious = [_quad_iou(box, card, img.shape) for name, box, _ in _cluster_proposals(img)
-            if name == "cluster-all"]
+    split = [p for p in _cluster_proposals(img) if p.method == "cluster-all"]
+    ious = [_quad_iou(p.box, card, img.shape) for p in split]
     assert max(ious, default=0.0) > 0.8
+    assert {p.credit for p in split} == {SPLIT_CREDIT}  # a field cut in pieces: credited
 
 
 def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:

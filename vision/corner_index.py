@@ -43,7 +43,7 @@ import numpy as np
 from protocol_runner.cards import BACK
 from vision.card_colour import border_gain, colour_weights
 from vision.classifier import apply_gain
-from vision.single_card import order_portrait, rectify
+from vision.single_card import Jitter, order_portrait, rectify
 from vision.strip_classifier import (
     CARD_MM,
     DEFAULT_STRIP_MODEL,
@@ -222,29 +222,45 @@ class CornerFusion:
         return cls(strip, codes, balance, colour)
 
     def corner_probs(self, image: np.ndarray, visible_quad: np.ndarray,
-                     balance: bool | None = None) -> np.ndarray:
+                     balance: bool | None = None, jitters: Sequence[Jitter] = ()
+                     ) -> np.ndarray:
         """The strip network's probabilities (2, strip classes) for the two index corners of
         the card whose visible part is ``visible_quad`` (a NaN row: a corner not in the
-        photo); ``balance`` overrides the instance's setting."""
+        photo); ``balance`` overrides the instance's setting. With ``jitters`` each corner is
+        also read at every jittered quad of the completed card, and its probabilities are
+        the renormalised geometric mean of the readings inside the photo (WHY: as
+        :func:`vision.single_card._read_jittered`; a corner patch is a small part of the card,
+        so a quad off by 2-3% moves the index within it). Whether a corner is read is decided
+        by the quad as located."""
         if _cut_across(visible_quad, image.shape[:2]):
             return np.full((2, len(self.strip.classes)), np.nan)
         gain = None
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
         quad = order_portrait(complete_quad(visible_quad, image.shape[:2]))
-        return read_corners(self.strip, image, [quad], gain)[0]
+        others = [j.apply(quad) for j in jitters if j != Jitter()]
+        probs = read_corners(self.strip, image, [quad, *others], gain)
+        out = probs[0]
+        for side in range(2):
+            rows = probs[:, side][~np.isnan(probs[:, side]).any(axis=1)]
+            if len(others) and not np.isnan(out[side]).any():
+                logp = np.log(np.maximum(rows, 1e-12)).mean(0)
+                mean = np.exp(logp - logp.max())
+                out[side] = mean / mean.sum()
+        return out
 
     def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
              card_classes: Sequence[str], adapter: object | None = None,
-             balance: bool | None = None) -> np.ndarray:
+             balance: bool | None = None, jitters: Sequence[Jitter] = ()) -> np.ndarray:
         """Fused probabilities over ``codes`` for the card whose visible part is
         ``visible_quad`` (image px) and whose whole-card probabilities (over
         ``card_classes``) are ``card_probs``. ``adapter`` (an enrolled
         :class:`vision.enrol.DeckProfile`) adapts the corner readings to the user's deck as it
-        adapted ``card_probs``; ``balance`` overrides the instance's white balance setting."""
+        adapted ``card_probs``; ``balance`` overrides the instance's white balance setting;
+        ``jitters``: see :meth:`corner_probs`."""
         classes = list(card_classes)
         card = np.array([card_probs[classes.index(c)] for c in self.codes], np.float64)
-        probs = self.corner_probs(image, visible_quad, balance)
+        probs = self.corner_probs(image, visible_quad, balance, jitters)
         if adapter is not None:
             probs = adapter.adapt_corners(probs, self.strip.classes)  # type: ignore[attr-defined]
         cols = [self.strip.classes.index(c) for c in self.codes]
