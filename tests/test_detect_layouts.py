@@ -167,11 +167,12 @@ def _reads(reader: TableReader, scene: Scene) -> list[str]:
 @pytest.mark.parametrize(
     ("seed", "truth", "misread"),
     [
-        # symbols: the classifier retrained in the sixth session alone misreads one card in
-        # only 2 of the ~400 tables from seed 9,000,000 on that were searched for such cases
-        # (the earlier cases 5R->2R and 6B->9B it reads right on its own)
-        (9_000_069, "3G", "8G"),
-        (9_000_366, "RG", "7G"),
+        # symbols: the classifier of the sixth session alone misread one card in only 2 of
+        # the ~400 tables from seed 9,000,000 on that were searched for such cases (3G->8G,
+        # RG->7G); the seventh session's, retrained on wider printings, misreads another card
+        # in each of the same two tables
+        (9_000_069, "6G", "5G"),
+        (9_000_366, "RG", "6G"),
     ],
 )
 def test_a_table_the_classifier_alone_misreads_is_read_with_no_error(

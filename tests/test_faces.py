@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,8 @@ from vision.synth.faces import (
     card_mask,
     draw_uno_style,
     render_face,
+    render_uno,
+    widen_uno_style,
 )
 
 
@@ -96,3 +100,64 @@ def test_reverse_arrows_are_point_symmetric(seed: int) -> None:
     ink = _s_arrows((255, 255, 255), 200, np.random.default_rng(seed))[..., 3] > 127
     turned = np.rot90(ink, 2)
     assert (ink & turned).sum() / (ink | turned).sum() > 0.95
+
+
+def test_plain_renders_ignore_the_wide_print_details() -> None:
+    # scenes and tuning photos draw no print details: the same seed gives the same picture
+    a = render_face("9G", np.random.default_rng(5), size=(60, 90))
+    b = render_uno("9G", draw_uno_style(np.random.default_rng(5)), (60, 90),
+                   np.random.default_rng(5))
+    c = render_face("9G", np.random.default_rng(5), size=(60, 90), wide=True)
+    assert not np.array_equal(a, c)
+    rng = np.random.default_rng(5)
+    assert np.array_equal(a, render_uno("9G", draw_uno_style(rng), (60, 90), rng))
+    assert b.shape == a.shape
+
+
+def test_wide_printings_vary_weight_bar_and_small_cards() -> None:
+    styles = [widen_uno_style(CLASSIC_UNO, np.random.default_rng(i)) for i in range(200)]
+    assert sum(s.weight == 0 for s in styles) >= 30
+    assert sum(s.weight > 0.05 for s in styles) >= 30
+    assert {s.cards_edge for s in styles} == {"dark", "white", "shadow"}
+    assert {s.cards_layout for s in styles} == {0, 1, 2}
+    assert all(s.underline is not None and 0.03 <= s.underline[1] <= 0.2 for s in styles)
+
+
+def _ink(layer: np.ndarray) -> np.ndarray:
+    return layer[..., 3] > 127
+
+
+def _row_runs(ink: np.ndarray) -> list[int]:
+    """Heights of the bands of inked rows, top to bottom."""
+    filled = np.r_[False, ink.any(axis=1), False].astype(int)
+    edges = np.nonzero(np.diff(filled))[0]
+    return [int(b - a) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
+@pytest.mark.parametrize("gap", [0.03, 0.2])
+def test_bar_tells_six_from_nine_turned(gap: float) -> None:
+    # a 9 turned half a turn is nearly a 6 but for the bar: under the 6, over the turned 9
+    style = replace(CLASSIC_UNO, underline=(0.08, gap, 0.8))
+    six = _ink(_uno_symbol_layer("6", "G", style, (40, 160, 70), False, None))
+    nine = np.rot90(_ink(_uno_symbol_layer("9", "G", style, (40, 160, 70), False, None)), 2)
+    runs6, runs9 = _row_runs(six), _row_runs(nine)
+    assert len(runs6) == 2 and runs6[1] < runs6[0] / 4, runs6
+    assert len(runs9) == 2 and runs9[0] < runs9[1] / 4, runs9
+
+
+def test_heavier_numerals_have_more_ink() -> None:
+    light = _ink(_uno_symbol_layer("3", "R", CLASSIC_UNO, (225, 35, 35), False, None)).sum()
+    heavy_style = replace(CLASSIC_UNO, weight=0.06)
+    heavy = _ink(_uno_symbol_layer("3", "R", heavy_style, (225, 35, 35), False, None)).sum()
+    assert heavy > 1.3 * light
+
+
+@pytest.mark.parametrize("edge", ["dark", "white", "shadow"])
+@pytest.mark.parametrize("layout", [0, 1, 2])
+def test_plus_four_shows_four_colours_in_every_layout(edge: str, layout: int) -> None:
+    style = replace(CLASSIC_UNO, cards_edge=edge, cards_layout=layout, cards_tilt=-20.0)
+    layer = _uno_symbol_layer("+4", None, style, style.paper, False, None)
+    rgb = layer[..., :3][_ink(layer)].astype(int)
+    for c in "RGBY":
+        near = np.abs(rgb - np.array(style.field[c])).sum(axis=1) < 30
+        assert near.sum() > 500, (c, edge, layout)

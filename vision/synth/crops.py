@@ -3,9 +3,11 @@
 WHY: the classifier never sees a clean render at run time. It sees a card cut out of a photo by a
 quad finder that is a few pixels off (slivers of table, a clipped border), lit unevenly, tinted by
 the light, blurred, noisy, JPEG-compressed, sometimes with a glare spot, a shadow or a finger over
-it, from a webcam that mirrors, at 180° as often as upright. Each of those is drawn here from the
-generator, then the crop goes through exactly the run-time preprocessing
-(:func:`vision.classifier.preprocess_crop`: resize, white balance by the card's border).
+it, from a webcam that mirrors, at 180° as often as upright. UNO faces are drawn ``wide``: with
+the print details (numeral weight, 6/9 bar, +2/+4 small cards) that real decks vary. Each of
+those is drawn here from the generator, then the crop goes through exactly the run-time
+preprocessing (:func:`vision.classifier.preprocess_crop`: resize, white balance by the card's
+border).
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ def training_crop(code: str, rng: np.random.Generator, size: int) -> np.ndarray:
     """One augmented, rectified and preprocessed crop of ``code`` (BGR, ``size``×``size``)."""
     fw = int(rng.uniform(52, 112))  # the crop ends at 64 px: larger renders buy nothing
     fh = int(fw * rng.uniform(1.38, 1.6))
-    face = render_face(code, rng, size=(fw, fh))
+    face = render_face(code, rng, size=(fw, fh), wide=True)
     # the card on a table, then cut out again through a slightly wrong quad
     m = int(0.2 * fw)
     bg = _background(rng, fh + 2 * m, fw + 2 * m)

@@ -15,7 +15,7 @@ rounded outline for anyone compositing a card onto a table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -73,6 +73,13 @@ class UnoStyle:
     index_scale: float
     index_pos: tuple[float, float]
     back_logo: str  # "UNO" text variant drawn on backs
+    # Print details that ``widen_uno_style`` varies (training crops only); the defaults are the
+    # look every other render keeps, so scenes and tuning photos stay the same pictures.
+    weight: float = 0.0  # extra numeral weight, of the glyph's height (heavy printed fonts)
+    underline: tuple[float, float, float] | None = None  # 6/9 bar: thickness, gap, width
+    cards_tilt: float = 0.0  # degrees the +2 / +4 small cards are turned (counter-clockwise)
+    cards_layout: int = 0  # +4: 0 diamond, 1 staircase down the diagonal, 2 fanned row
+    cards_edge: str = ""  # "" as before; "dark", "white" (mini cards) or "shadow"
 
 
 def _hsv_to_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -115,6 +122,31 @@ def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
         index_scale=float(rng.uniform(0.1, 0.15)),
         index_pos=(float(rng.uniform(0.15, 0.2)), float(rng.uniform(0.11, 0.14))),
         back_logo=str(rng.choice(["UNO", "UNO", "uno"])),
+    )
+
+
+def widen_uno_style(style: UnoStyle, rng: np.random.Generator) -> UnoStyle:
+    """``style`` with the print details that real decks vary and that the renders used to fix.
+
+    WHY: on real photos the classifier confused 3 with 8, 6 with 0, 9 with 6, +2 with reverse and
+    +4 with wild. Real numerals are a heavy, condensed italic with a thick black outline that
+    nearly closes the counters of 3 and 6; the bar under 6 and 9 sits close under the numeral and
+    varies in thickness between printings; the small cards of +2 and +4 are turned, stacked
+    and edged differently from printing to printing. Only training crops draw these (after the
+    base style, from the same generator), so that scenes and tuning photos keep their pictures.
+    """
+    heavy = rng.random() < 0.7
+    return replace(
+        style,
+        weight=float(rng.uniform(0.0, 0.07)) if heavy else 0.0,
+        outline=float(rng.uniform(0.0, 0.09)),
+        stretch=float(rng.uniform(0.72, 1.2)),
+        skew=float(rng.uniform(-0.05, 0.3)),
+        underline=(float(rng.uniform(0.05, 0.13)), float(rng.uniform(0.03, 0.2)),
+                   float(rng.uniform(0.5, 0.95))),
+        cards_tilt=float(rng.uniform(-30, 20)) if rng.random() < 0.6 else 0.0,
+        cards_layout=int(rng.integers(3)),
+        cards_edge=str(rng.choice(["dark", "white", "shadow"], p=[0.45, 0.3, 0.25])),
     )
 
 
@@ -248,6 +280,80 @@ def _cards_layer(fills: list[tuple[int, int, int]], n: int = 400, edge: int = 14
     return np.asarray(img).copy()
 
 
+def _mini_cards_layer(fills: list[tuple[int, int, int]], style: UnoStyle,
+                      n: int = 400) -> np.ndarray:
+    """The +2 / +4 small cards as ``style`` prints them: laid out (+4: diamond, staircase or
+    fanned row), edged dark, white (little cards with a paper margin) or with an offset shadow,
+    and the whole group turned by ``style.cards_tilt``."""
+    img, d = _blank(n)
+    k = len(fills)
+    if k <= 2:
+        cw, ch = n * 0.38, n * 0.56
+        origins = [(n * 0.47, n * 0.06), (n * 0.15, n * 0.38)][:k]
+    else:
+        cw, ch = n * 0.3, n * 0.42
+        origins = [
+            [(n * 0.12, n * 0.3), (n * 0.34, n * 0.08), (n * 0.35, n * 0.5), (n * 0.58, n * 0.3)],
+            [(n * 0.1, n * 0.06), (n * 0.24, n * 0.18), (n * 0.38, n * 0.3), (n * 0.52, n * 0.42)],
+            [(n * 0.06, n * 0.32), (n * 0.26, n * 0.24), (n * 0.44, n * 0.24),
+             (n * 0.64, n * 0.32)],
+        ][style.cards_layout % 3]
+    edge = n * 0.035
+    r = n // 25
+    dark, paper = (20, 20, 20, 255), (*style.paper, 255)
+    for (x, y), rgb in zip(origins, fills, strict=False):
+        box = (x, y, x + cw, y + ch)
+        if style.cards_edge == "shadow":
+            d.rounded_rectangle((x - edge, y + edge, x + cw - edge, y + ch + edge), radius=r,
+                                fill=dark)
+            d.rounded_rectangle(box, radius=r, fill=(*rgb, 255))
+        elif style.cards_edge == "white":
+            d.rounded_rectangle(box, radius=r, fill=dark)
+            d.rounded_rectangle((x + edge / 2, y + edge / 2, x + cw - edge / 2, y + ch - edge / 2),
+                                radius=r, fill=paper)
+            d.rounded_rectangle((x + 1.5 * edge, y + 1.5 * edge, x + cw - 1.5 * edge,
+                                 y + ch - 1.5 * edge), radius=r // 2, fill=(*rgb, 255))
+        else:
+            d.rounded_rectangle(box, radius=r, fill=dark)
+            d.rounded_rectangle((x + edge, y + edge, x + cw - edge, y + ch - edge),
+                                radius=r // 2, fill=(*rgb, 255))
+    layer = np.asarray(img).copy()
+    if style.cards_tilt:
+        m = cv2.getRotationMatrix2D((n / 2, n / 2), style.cards_tilt, 0.9)
+        layer = cv2.warpAffine(layer, m, (n, n), flags=cv2.INTER_LINEAR)
+    return layer
+
+
+def _heavier(layer: np.ndarray, px: int, rgb: tuple[int, int, int]) -> np.ndarray:
+    """A one-colour glyph ``px`` pixels bolder all round: the heavy weight of printed numerals,
+    whose counters (the openings of 3, 6, 9) are narrow."""
+    if px <= 0:
+        return layer
+    layer = np.pad(layer, ((px, px), (px, px), (0, 0)))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1))
+    layer[..., 3] = cv2.dilate(layer[..., 3], kernel)
+    layer[..., :3] = rgb
+    return layer
+
+
+def _underlined(layer: np.ndarray, bar: tuple[float, float, float],
+                rgb: tuple[int, int, int]) -> np.ndarray:
+    """The glyph with the bar that tells 6 from 9: ``bar`` = (thickness, gap under the glyph,
+    width), the first two of the glyph's height, the last of its width."""
+    ink = np.nonzero(layer[..., 3] > 127)
+    top, bottom = int(ink[0].min()), int(ink[0].max())
+    left, right = int(ink[1].min()), int(ink[1].max())
+    gh, gw = bottom - top, right - left
+    t, gap = max(4, int(bar[0] * gh)), int(bar[1] * gh)
+    half = int(bar[2] * gw / 2)
+    y0 = bottom + gap
+    h = layer.shape[0]
+    layer = np.pad(layer, ((0, max(0, y0 + t + h // 10 - h)), (0, 0), (0, 0)))
+    cx = (left + right) // 2
+    layer[y0:y0 + t, max(0, cx - half):cx + half] = (*rgb, 255)
+    return layer
+
+
 def _wild_oval_layer(style: UnoStyle, n: int, rot: int) -> np.ndarray:
     img, d = _blank(n)
     order = ["R", "B", "Y", "G"]
@@ -316,7 +422,11 @@ def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tup
                       small: bool, rng: np.random.Generator | None) -> np.ndarray:
     if symbol.isdigit():
         layer = _text_layer(symbol, style.font, rgb)
+        if style.weight > 0:
+            layer = _heavier(layer, int(style.weight * layer.shape[0]), rgb)
         if symbol in "69":
+            if style.underline is not None:
+                return _underlined(layer, style.underline, rgb)
             h, w = layer.shape[:2]
             bar = max(4, h // 11)
             layer = np.pad(layer, ((0, bar * 3), (0, 0), (0, 0)))
@@ -329,11 +439,15 @@ def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tup
     if symbol == "+2":
         if small:
             return _text_layer("+2", style.font, rgb)
+        if style.cards_edge:
+            return _mini_cards_layer([rgb, rgb], style)
         return _cards_layer([rgb, rgb], shadow=style.hard_shadow)
     if symbol == "+4":
         if small:
             return _text_layer("+4", style.font, rgb)
         order = ["B", "G", "Y", "R"] if rng is None else list(rng.permutation(list("BGYR")))
+        if style.cards_edge:
+            return _mini_cards_layer([style.field[c] for c in order], style)
         return _cards_layer([style.field[c] for c in order])
     if symbol == "W":
         rot = 0 if rng is None else int(rng.integers(4))
@@ -601,13 +715,20 @@ def render_standard(code: str, size: tuple[int, int] = DEFAULT_SIZE,
 # ----------------------------------------------------------------------------- public
 
 
+def _drawn_style(rng: np.random.Generator, wide: bool) -> UnoStyle:
+    style = draw_uno_style(rng)
+    return widen_uno_style(style, rng) if wide else style
+
+
 def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEFAULT_SIZE,
-                style: UnoStyle | None = None, deck: str | None = None) -> np.ndarray:
+                style: UnoStyle | None = None, deck: str | None = None,
+                wide: bool = False) -> np.ndarray:
     """Render the whole face of ``code`` (a UNO or standard code, ``JK`` or ``BACK``).
 
     The printing is drawn from ``rng`` unless ``style`` is given; ``BACK`` is an UNO back or a
     patterned standard back (``deck`` = "uno"/"standard" picks, else ``rng`` does). Returns a
-    portrait BGR uint8 image of ``size`` = (width, height).
+    portrait BGR uint8 image of ``size`` = (width, height). ``wide`` (training crops) also draws
+    the print details of :func:`widen_uno_style` for a drawn UNO printing.
     """
     if not isinstance(code, str):
         raise FaceError(f"card code must be a string, got {type(code).__name__}")
@@ -620,9 +741,9 @@ def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEF
             deck = "uno" if rng.random() < 0.5 else "standard"
         if deck == "standard":
             return render_standard(code, size, rng)
-        return render_uno(code, style or draw_uno_style(rng), size, rng)
+        return render_uno(code, style or _drawn_style(rng, wide), size, rng)
     if code in UNO_FACE_CODES:
-        return render_uno(code, style or draw_uno_style(rng), size, rng)
+        return render_uno(code, style or _drawn_style(rng, wide), size, rng)
     if code in STANDARD_FACE_CODES:
         return render_standard(code, size, rng)
     raise FaceError(f"no face for card code {code!r}: give a UNO or standard code, JK or BACK")
