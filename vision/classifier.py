@@ -106,6 +106,16 @@ def _square(crop: np.ndarray, size: int) -> np.ndarray:
     return cv2.resize(crop, (size, size), interpolation=interp)
 
 
+def geometric_mean(probs: np.ndarray, floor: float = 1e-12) -> np.ndarray:
+    """The renormalised geometric mean of the rows of ``probs`` (readings of one thing, each a
+    distribution over the same classes): the mean of their log-probabilities, floored at
+    ``floor``. WHY geometric: a class one reading all but rules out stays unlikely, where an
+    arithmetic mean would let one confident misreading carry the others."""
+    logp = np.log(np.maximum(probs, floor)).mean(axis=0)
+    out = np.exp(logp - logp.max())
+    return out / out.sum()
+
+
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)

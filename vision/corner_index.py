@@ -42,7 +42,7 @@ import numpy as np
 
 from protocol_runner.cards import BACK
 from vision.card_colour import border_gain, colour_weights
-from vision.classifier import apply_gain
+from vision.classifier import apply_gain, geometric_mean
 from vision.single_card import Jitter, order_portrait, rectify
 from vision.strip_classifier import (
     CARD_MM,
@@ -241,12 +241,11 @@ class CornerFusion:
         others = [j.apply(quad) for j in jitters if j != Jitter()]
         probs = read_corners(self.strip, image, [quad, *others], gain)
         out = probs[0]
-        for side in range(2):
-            rows = probs[:, side][~np.isnan(probs[:, side]).any(axis=1)]
-            if len(others) and not np.isnan(out[side]).any():
-                logp = np.log(np.maximum(rows, 1e-12)).mean(0)
-                mean = np.exp(logp - logp.max())
-                out[side] = mean / mean.sum()
+        if not others:
+            return out
+        for side in np.flatnonzero(~np.isnan(out).any(axis=1)):
+            readings = probs[:, side]
+            out[side] = geometric_mean(readings[~np.isnan(readings).any(axis=1)])
         return out
 
     def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,

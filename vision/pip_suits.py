@@ -37,6 +37,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.classifier import geometric_mean
 from vision.detect import crop_card
 
 DEFAULT_PIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "pip_suit.npz"
@@ -248,10 +249,7 @@ class PipSuitReader:
             pips = cut[cut[:, len(SUITS)] < NOT_PIP, :len(SUITS)]
             if not len(pips):
                 continue
-            pips /= pips.sum(axis=1, keepdims=True)
-            logp = np.log(np.maximum(pips, 1e-9)).mean(axis=0)
-            e = np.exp(logp - logp.max())
-            out[i] = e / e.sum()
+            out[i] = geometric_mean(pips / pips.sum(axis=1, keepdims=True), floor=1e-9)
         return out
 
 

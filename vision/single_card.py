@@ -35,7 +35,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classifier import apply_gain
+from vision.classifier import apply_gain, geometric_mean
 
 CARD_ASPECT = (1.3, 1.7)  # long side / short side: standard 1.40, UNO 1.55
 CUT_ASPECT = 0.95  # the shortest a card cut off by the photo's edge may look (long / short)
@@ -110,13 +110,12 @@ def rectify(img: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CROP_SIZE
 @dataclass(frozen=True)
 class Jitter:
     """A small change of a located quad (ordered by :func:`order_portrait`): grown by
-    ``scale`` about its centre, turned by ``turn`` degrees, and shifted by ``dx`` of the
-    card's width and ``dy`` of its height."""
+    ``scale`` about its centre and shifted by ``dx`` of the card's width and ``dy`` of its
+    height (turns were tried too and gained nothing: models/README.md, seventh session)."""
 
     scale: float = 1.0
     dx: float = 0.0
     dy: float = 0.0
-    turn: float = 0.0
 
     def apply(self, quad: np.ndarray) -> np.ndarray:
         """``quad`` changed by this jitter, its corners in the same order."""
@@ -124,9 +123,7 @@ class Jitter:
         c = q.mean(0)
         across = ((q[1] - q[0]) + (q[2] - q[3])) / 2
         down = ((q[3] - q[0]) + (q[2] - q[1])) / 2
-        t = np.radians(self.turn)
-        turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-        out = c + self.scale * (q - c) @ turn.T + self.dx * across + self.dy * down
+        out = c + self.scale * (q - c) + self.dx * across + self.dy * down
         return out.astype(np.float32)
 
 
@@ -638,10 +635,7 @@ def _read_jittered(image: np.ndarray, quad: np.ndarray, first: np.ndarray,
     others = [j.apply(quad) for j in jitters if j != Jitter()]
     if not others:
         return first
-    probs = np.vstack([first[None], read([rectify(image, q) for q in others])])
-    logp = np.log(np.maximum(probs, 1e-12)).mean(0)
-    out = np.exp(logp - logp.max())
-    return out / out.sum()
+    return geometric_mean(np.vstack([first[None], read([rectify(image, q) for q in others])]))
 
 
 def read_single_card(image: np.ndarray, classifier: object,
