@@ -3,6 +3,7 @@ from its two index corners (vision/photo_detect.read_quad)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -13,11 +14,13 @@ from vision.photo_cards import (
     CARD_H,
     CARD_W,
     INDEX_CENTRE,
+    WORD_CENTRE,
     card_quads,
     cut,
     edge_contrast,
     index_squares,
     portrait,
+    word_squares,
 )
 from vision.photo_detect import (
     CORNER_CLASSES,
@@ -132,6 +135,23 @@ def test_index_squares_sit_at_diagonal_corners() -> None:
     # the other quarter turn reads the other diagonal
     assert sq[2].mean(0)[0] < CARD_W / 2 < sq[3].mean(0)[0]
     assert sq[2].mean(0)[1] > CARD_H / 2 > sq[3].mean(0)[1]
+
+
+@pytest.mark.parametrize(("squares", "centre", "side"), [
+    (index_squares, INDEX_CENTRE, 0.28 * CARD_H),
+    (word_squares, WORD_CENTRE, CARD_W),        # the joker's word: a square as wide as the card
+])
+def test_end_squares_sit_about_a_point_and_its_turn(
+        squares: Callable[[np.ndarray], np.ndarray], centre: tuple[float, float],
+        side: float) -> None:
+    quad = np.float32([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]])
+    sq = squares(quad)
+    cx, cy = centre
+    np.testing.assert_allclose(sq[0].mean(0), (cx * CARD_W, cy * CARD_H), atol=1e-3)
+    np.testing.assert_allclose(sq[1].mean(0), ((1 - cx) * CARD_W, (1 - cy) * CARD_H), atol=1e-3)
+    np.testing.assert_allclose(np.linalg.norm(sq[:2, 1] - sq[:2, 0], axis=1), side, rtol=1e-4)
+    # the bottom square is turned 180°, so the printing at both ends is cut upright
+    np.testing.assert_allclose(sq[1][0], (CARD_W, CARD_H) - sq[0][0], atol=1e-3)
 
 
 def test_cut_outside_the_photo_repeats_its_edge() -> None:

@@ -208,6 +208,16 @@ height from the top-left corner (measured on the training photos' labelled indic
 INDEX_SIDE = 0.28
 """Side of the square crop around the index, as a fraction of the card's height: the index
 (about 0.22 high) and a little card and table around it, as the corner networks were trained."""
+WORD_CENTRE = (0.38, 0.10)
+"""Where the jokers of the shared photos print the word "Joker" (moons and stars where other
+cards have their index): the centre of its labelled box, as fractions of the portrait card
+from the top-left, measured on the training split's labelled jokers that lie in a whole
+outline (their boxes span about 0.0-0.78 of the width and 0.0-0.21 of the height, centres
+0.34-0.40 across and 0.08-0.12 down)."""
+WORD_SIDE = CARD_W / CARD_H
+"""Side of the square crop around the word, as a fraction of the card's height: as wide as the
+card, i.e. :data:`vision.photo_detect.CORNER_MARGIN` (1.25) times the word's width (0.8 of the
+card's), which is how the corner reader's training crops of labelled jokers were cut."""
 
 
 def portrait(quad: np.ndarray) -> np.ndarray:
@@ -224,8 +234,22 @@ def index_squares(quad: np.ndarray) -> np.ndarray:
     180°, then the same for the quad turned a quarter). WHY both quarter turns: the photos are
     stretched, so which pair of sides is the long one cannot always be told from the image;
     the reader keeps whichever pair reads as a card."""
-    cx, cy = INDEX_CENTRE
-    s = INDEX_SIDE * CARD_H / 2
+    return _end_squares(quad, INDEX_CENTRE, INDEX_SIDE)
+
+
+def word_squares(quad: np.ndarray) -> np.ndarray:
+    """(4, 4, 2) image quads of the squares where a joker of the shared photos prints its word
+    (:data:`WORD_CENTRE`, :data:`WORD_SIDE`), in the order of :func:`index_squares`: top, then
+    bottom turned 180°, for both quarter turns."""
+    return _end_squares(quad, WORD_CENTRE, WORD_SIDE)
+
+
+def _end_squares(quad: np.ndarray, centre: tuple[float, float], side: float) -> np.ndarray:
+    """Squares of ``side`` (a fraction of the card's height) about ``centre`` (fractions of the
+    portrait card from its top-left) and about the point turned 180° (the square turned too,
+    so both read upright), for the quad's two quarter turns."""
+    cx, cy = centre
+    s = side * CARD_H / 2
     frame = np.float32([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]])
     tl = np.float32([[cx * CARD_W - s, cy * CARD_H - s], [cx * CARD_W + s, cy * CARD_H - s],
                      [cx * CARD_W + s, cy * CARD_H + s], [cx * CARD_W - s, cy * CARD_H + s]])
