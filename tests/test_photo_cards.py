@@ -112,6 +112,55 @@ def test_a_white_card_on_a_pale_table_under_a_light_gradient_is_found(
     assert max((_iou(LARGE_CARD, f.quad) for f in found), default=0.0) > 0.85
 
 
+TOUCHING = [_card((230, 320), (160, 224), 12), _card((395, 330), (160, 224), -20)]
+ROW = [_card((x, 320), (150, 210), a) for x, a in ((150, -25), (310, 15), (470, -25))]
+ON_A_STRIP = [_card((300, 300), (160, 224), 5)]
+STRIP = _card((300, 470), (600, 40), 0)
+L_STRIPS = [_card((300, 200), (300, 50), 0), _card((175, 300), (50, 250), 0)]
+WOOD, WHITE = (40, 80, 130), (235, 235, 235)
+DESK, BLACK = (215, 215, 210), (25, 25, 25)
+
+
+@pytest.mark.parametrize(("name", "image", "truth"), [
+    ("white cards touching on wood", _scene(WOOD, [(q, WHITE) for q in TOUCHING]), TOUCHING),
+    ("black cards touching on a desk", _scene(DESK, [(q, BLACK) for q in TOUCHING]), TOUCHING),
+    # three in a row: the two at the ends (the middle one's notches are too shallow)
+    ("a row of three white cards", _scene(WOOD, [(q, WHITE) for q in ROW]), ROW[::2]),
+])
+def test_cards_that_touch_are_split_at_the_notches(name: str, image: np.ndarray,
+                                                   truth: list[np.ndarray]) -> None:
+    """Two cards that touch are one region, no card-shaped quad: the finder alone finds
+    neither; cut at the notches where their outlines meet, each is a piece of card shape."""
+    whole = card_quads(image)
+    assert all(max((_iou(q, f.quad) for f in whole), default=0.0) < 0.7 for q in truth), name
+    found = card_quads(image, split=True)
+    for quad in truth:
+        assert max((_iou(quad, f.quad) for f in found if f.piece), default=0.0) > 0.75, name
+
+
+@pytest.mark.parametrize(("name", "image", "no_card"), [
+    ("a card on a strip of table", _scene(WOOD, [(q, WHITE) for q in ON_A_STRIP + [STRIP]]),
+     [STRIP]),
+    ("two strips in an L", _scene(WOOD, [(q, WHITE) for q in L_STRIPS]), L_STRIPS),
+    ("black strips in an L", _scene(DESK, [(q, BLACK) for q in L_STRIPS]), L_STRIPS),
+    ("one card alone", _scene(WOOD, [(ON_A_STRIP[0], WHITE)]), []),
+])
+def test_splitting_makes_no_card_of_a_strip(name: str, image: np.ndarray,
+                                            no_card: list[np.ndarray]) -> None:
+    """A strip of table or of another card is too long and thin to be a card, whole or cut;
+    a card alone is a whole region, never a piece; and the whole outlines are exactly those
+    found without splitting (the reader's training crops are cut from them)."""
+    plain = card_quads(image)
+    found = card_quads(image, split=True)
+    whole = [f for f in found if not f.piece]
+    assert len(whole) == len(plain), name
+    assert all(np.array_equal(a.quad, b.quad) for a, b in zip(whole, plain, strict=True)), name
+    for strip in no_card:
+        assert max((_iou(strip, f.quad) for f in found), default=0.0) < 0.3, name
+    if not no_card:
+        assert not [f for f in found if f.piece], name
+
+
 @pytest.mark.parametrize(("quad", "top"), [
     (np.float32([[0, 0], [250, 0], [250, 350], [0, 350]]), (0, 1)),  # portrait already
     (np.float32([[0, 0], [350, 0], [350, 250], [0, 250]]), (1, 2)),  # landscape: rolled

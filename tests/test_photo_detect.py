@@ -29,6 +29,7 @@ from vision.photo_detect import (
     CornerClassifier,
     PhotoModelError,
     PhotoReader,
+    _grown,
     _pair,
     corner_crop,
     greyscale,
@@ -366,6 +367,29 @@ def test_a_joker_is_found_by_its_word_never_by_its_corners(photo_reader: PhotoRe
     assert len(found) == jokers
     words = [(x, y) for code, x, y in labels if code == "JK"]
     assert all(any(_contains(d, x, y) for x, y in words) for d in found)
+
+
+@needs_models
+@needs_photos
+@pytest.mark.parametrize(("stem", "code"), [
+    ("IMG_7840_JPG", "4D"),   # a black card touching another on a white desk
+    ("IMG_7829_JPG", "AC"),   # a black card touching others on a white desk
+    ("10d-68385ee0-3991-11ed-b662-ec2e98cc7ff6", "10D"),  # held up to a webcam, merged
+    ("Jh-c43af0fd-3990-11ed-b89f-ec2e98cc7ff6", "JH"),    # held up to a webcam, merged
+])
+def test_a_card_merged_with_another_region_is_read_from_its_piece(
+        photo_reader: PhotoReader, stem: str, code: str) -> None:
+    """Training-split photos (models/README.md): the card lies in no outline the finder sees
+    whole (its region takes in another card or the background), but a piece of that region
+    cut at two notches is its outline; the card is found, and nothing else in the photo is a
+    false card."""
+    image, labels = _photo(stem)
+    points = [(x, y) for c, x, y in labels if c == code]
+    plain = [q.quad for q in card_quads(image)]
+    assert not any(_contains_point(_grown(q), p) for q in plain for p in points)
+    found = photo_reader.detect(image)
+    assert any(d.code == code and _contains(d, x, y) for d in found for x, y in points)
+    assert all(any(d.code == c and _contains(d, x, y) for c, x, y in labels) for d in found)
 
 
 def _joker_on_wood(angle: float, source: str = "IMG_20220921_194554"

@@ -9,7 +9,9 @@ tried (bright and dark by Otsu, brighter than the surroundings at two scales, wh
 saturation, regions closed by sharp, soft and thickened edges), because no single one separates
 a white card from a white desk under uneven light *and* a black card from dark stone; every
 convex four-sided outline of a plausible size from any of them is a candidate, and overlapping
-candidates are reduced to the best-shaped one (:func:`card_quads`).
+candidates are reduced to the best-shaped one (:func:`card_quads`). Cards that touch each
+other, or merge with a white wall or a hand, are one region with no card shape; cut at two of
+its notches, a piece of it may be one (:func:`_pieces`, asked for with ``split``).
 
 The photos of the CC BY set are stretched to 640×640 from 3:4 and 4:3 frames, so a card's sides
 in the image may be anywhere from about 0.5 to 1.0 of each other: the shape test is loose, and
@@ -32,6 +34,25 @@ MIN_SIDES = 0.42
 MIN_FILL = 0.80
 """Least ratio of the outline's area to its convex quad's: straight edges, no big bite."""
 
+SPLIT_DEPTH = 0.12
+"""Least depth of a notch (convexity defect) to cut a region at, as a fraction of the square
+root of the region's area. Chosen on the training split (models/README.md): 0.05 / 0.08 /
+0.12 / 0.16 / 0.2 found 791 / 790 / 790 / 788 / 783 of its 1,414 labels (one cut per
+region), all with 14 false cards; the deeper the bound, the fewer pieces to read."""
+SPLIT_AREA = 0.025
+"""Least area of a region to cut and of a piece's quad, as a fraction of the image's: of the
+training split's 4,969 pieces of at least :data:`MIN_AREA` (the bound at 0.004), 21 were read
+as cards, none of them smaller than 0.028 of the photo (3.2 pieces in 10 are that large)."""
+SPLIT_LEVELS = 2
+"""Cut a piece that is no card once more (three cards in a row, a card between two others):
+on the training split 790 → 796 found with the edge test below, no more false cards."""
+SPLIT_MOST = 4
+"""The deepest notches tried, in pairs: at most 6 cuts per region (6 notches: no more found)."""
+EDGE_GAP = 2.0
+"""A piece whose quad comes this close (px) to the photo's edge is no card: it is a fragment
+of a card cut by the frame (on the training split the only piece read as a wrong card, a QD
+in an 8D that fills the photo, and 6 right ones)."""
+
 EDGE_MASKS = ("edges", "soft", "thick")
 """Masks of regions closed by edges: every region counts (not only the outermost)."""
 
@@ -42,6 +63,9 @@ class CardQuad:
 
     quad: np.ndarray
     fill: float
+    piece: bool = False
+    """The quad of a piece of a region cut at two of its concavities (:func:`_pieces`), not
+    of a whole region."""
 
     @property
     def area(self) -> float:
@@ -133,10 +157,12 @@ def clockwise(quad: np.ndarray) -> np.ndarray:
     return quad[np.argsort(ang)].astype(np.float32)
 
 
-def candidates(image: np.ndarray, masks: Collection[str] | None = None) -> list[CardQuad]:
+def candidates(image: np.ndarray, masks: Collection[str] | None = None,
+               split: bool = False) -> list[CardQuad]:
     """Every plausible card outline of every mask (overlapping ones included); ``masks``: only
     the masks of these names (:func:`_masks`), e.g. to cut a model's training crops exactly as
-    when it was trained."""
+    when it was trained; ``split``: also the card-shaped pieces of regions that are no card
+    (:func:`_pieces`, ``piece``)."""
     h, w = image.shape[:2]
     total = float(h * w)
     out: list[CardQuad] = []
@@ -150,12 +176,56 @@ def candidates(image: np.ndarray, masks: Collection[str] | None = None) -> list[
             if not MIN_AREA * total <= area <= MAX_AREA * total:
                 continue
             got = _quad_of(cnt)
-            if got is None:
+            if got is not None and got[1] >= MIN_FILL and _sides_ok(got[0]):
+                out.append(CardQuad(clockwise(got[0]), min(got[1], 1.0)))
                 continue
-            quad, fill = got
-            if fill < MIN_FILL or not _sides_ok(quad):
+            if not split or area < SPLIT_AREA * total:
                 continue
-            out.append(CardQuad(clockwise(quad), min(fill, 1.0)))
+            todo = _pieces(cnt, SPLIT_AREA * total)
+            for level in range(SPLIT_LEVELS):
+                nxt = []
+                for piece in todo:
+                    got = _quad_of(piece)
+                    if got is not None and got[1] >= MIN_FILL and _sides_ok(got[0]) and \
+                            cv2.contourArea(got[0]) >= SPLIT_AREA * total and \
+                            _clear_of_edge(got[0], w, h):
+                        out.append(CardQuad(clockwise(got[0]), min(got[1], 1.0), True))
+                    elif level + 1 < SPLIT_LEVELS:
+                        nxt += _pieces(piece, SPLIT_AREA * total)
+                todo = nxt
+    return out
+
+
+def _clear_of_edge(quad: np.ndarray, w: int, h: int) -> bool:
+    """Whether every corner of ``quad`` lies more than :data:`EDGE_GAP` px inside the photo."""
+    x, y = quad[:, 0], quad[:, 1]
+    return bool(min(x.min(), y.min(), w - 1 - x.max(), h - 1 - y.max()) > EDGE_GAP)
+
+
+def _pieces(contour: np.ndarray, least: float) -> list[np.ndarray]:
+    """The two pieces of a region cut along the chord between each pair of its deepest
+    concavities (convexity defects at least :data:`SPLIT_DEPTH` of the region's size deep),
+    each of at least ``least`` px²: two cards that touch, or a card merged with a patch of
+    background, are one region with a notch on each side where their outlines meet."""
+    if len(contour) < 8:
+        return []
+    try:
+        defects = cv2.convexityDefects(contour, cv2.convexHull(contour, returnPoints=False))
+    except cv2.error:  # a self-touching outline
+        return []
+    if defects is None:
+        return []
+    size = np.sqrt(cv2.contourArea(contour))
+    deep = [(int(d[3]), int(d[2])) for d in defects.reshape(-1, 4)
+            if d[3] / 256 >= SPLIT_DEPTH * size]
+    far = sorted(f for _, f in sorted(deep)[-SPLIT_MOST:])
+    out = []
+    for a in range(len(far)):
+        for b in range(a + 1, len(far)):
+            i, j = far[a], far[b]
+            for piece in (contour[i:j + 1], np.concatenate([contour[j:], contour[:i + 1]])):
+                if len(piece) >= 4 and cv2.contourArea(piece) >= least:
+                    out.append(piece)
     return out
 
 
@@ -166,13 +236,19 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def card_quads(image: np.ndarray, overlap: float = 0.5,
-               masks: Collection[str] | None = None) -> list[CardQuad]:
+               masks: Collection[str] | None = None, split: bool = False) -> list[CardQuad]:
     """Card outlines in ``image`` (BGR): candidates (of ``masks``, default all) by fill, a quad
-    dropped when it overlaps a better one by more than ``overlap`` (intersection over union)."""
+    dropped when it overlaps a better one by more than ``overlap`` (intersection over union).
+    With ``split``, then the pieces of regions (``piece``) that overlap none of those by more
+    than ``overlap``: a whole region's quad is the surer outline, and the outlines found
+    without ``split`` stay exactly what they were (the corner reader's training crops are cut
+    from those, :mod:`vision.train.corners`)."""
+    cands = candidates(image, masks, split)
     kept: list[CardQuad] = []
-    for c in sorted(candidates(image, masks), key=lambda c: -c.fill):
-        if all(_iou(c.quad, k.quad) <= overlap for k in kept):
-            kept.append(c)
+    for group in (False, True):
+        for c in sorted((c for c in cands if c.piece == group), key=lambda c: -c.fill):
+            if all(_iou(c.quad, k.quad) <= overlap for k in kept):
+                kept.append(c)
     return kept
 
 

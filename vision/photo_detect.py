@@ -389,11 +389,45 @@ class PhotoReader:
         :data:`GREY_CONFIDENCE`. An outline not read as a card may be a joker
         (:meth:`jokers`: by its word, never by its corners, :data:`OUTLINE_CODES`) or, with no
         index, a face-down card (:func:`face_down`); any other is dropped, and of two readings
-        of one card (an outline inside another) the more confident stays."""
-        from vision.photo_cards import card_quads, cut, index_squares
+        of one card (an outline inside another) the more confident stays.
+
+        Then the pieces of regions cut at two notches (:func:`vision.photo_cards.card_quads`
+        with ``split``: cards that touch each other, or merge with the background or a hand)
+        that overlap no card found so far are read the same way, as face-up cards only. WHY
+        after, and only those: a whole region's outline is the surer one, a piece of a card
+        already read would only cost its reading, and a piece has no rim of its own to tell a
+        face-down card by (in a first trial, with one cut per region and no area bound,
+        pieces read as backs too gave 11 false backs of the training split for 1 found)."""
+        from vision.photo_cards import card_quads
+
+        outlines = card_quads(image, split=True)
+        least = max(self.min_card_confidence, GREY_CONFIDENCE) if greyscale(image) \
+            else self.min_card_confidence
+        whole = [o.quad for o in outlines if not o.piece]
+        found, unread, blank = self.read_quads(image, whole, least, backs=True)
+        # pieces of regions: only where no whole outline was read as a card, only face-up
+        more = [o.quad for o in outlines if o.piece
+                and not any(_overlaps(o.quad, d.quad) for d in found)]
+        found += self.read_quads(image, more, least)[0]
+        found += self.jokers(image, unread, found)
+        found += face_down(image, blank, found)
+        found.sort(key=lambda d: -d.confidence)
+        kept: list[Any] = []
+        for d in found:
+            if not any(_overlaps(d.quad, k.quad) for k in kept):
+                kept.append(d)
+        return kept
+
+    def read_quads(self, image: np.ndarray, quads: Sequence[np.ndarray], least: float,
+                   backs: bool = False
+                   ) -> tuple[list[Any], list[np.ndarray], list[tuple[np.ndarray, float]]]:
+        """The outlines ``quads`` read as cards at code probability ``least`` (the reading of
+        :meth:`read_outlines`): (cards, the outlines not read as a card, and with ``backs``
+        the outlines with no index at all and ``BACK`` ≥ :data:`BACK_MIN`, with that
+        probability)."""
+        from vision.photo_cards import cut, index_squares
         from vision.recognise import Detection
 
-        quads = [q.quad for q in card_quads(image)]
         crops = [cut(image, sq, CORNER_SIZE) for q in quads for sq in index_squares(q)]
         # (outline, index corner, class): each outline's four index crops read
         probs = self.classifier.classify(crops).reshape(len(quads), 4, len(self.classes))
@@ -403,14 +437,12 @@ class PhotoReader:
         # as a card, and those with no index in any corner (maybe a face-down card)
         row = {i: j for j, i in enumerate(
             i for i, (code, _, _) in enumerate(reads)
-            if code is not None or 1 - probs[i, :, none].min() <= BACK_MAX_INDEX)}
+            if code is not None or (backs and 1 - probs[i, :, none].min() <= BACK_MAX_INDEX))}
         whole, back = self.whole_card(image, [quads[i] for i in row])
         read = [i for i in row if reads[i][0] is not None]
         suits = {i: s for i, s in zip(read, self.pip_suits(
             image, [quads[i] for i in read], [probs[i] for i in read]),
             strict=True) if not np.isnan(s).any()}  # outlines with pips only
-        least = max(self.min_card_confidence, GREY_CONFIDENCE) if greyscale(image) \
-            else self.min_card_confidence
         found = []
         cards: set[int] = set()
         blank = []
@@ -440,14 +472,7 @@ class PhotoReader:
                 continue
             found.append(Detection(code, conf, _order(_grown(quad)), probs=dist))
             cards.add(i)
-        found += self.jokers(image, [q for i, q in enumerate(quads) if i not in cards], found)
-        found += face_down(image, blank, found)
-        found.sort(key=lambda d: -d.confidence)
-        kept: list[Any] = []
-        for d in found:
-            if not any(_overlaps(d.quad, k.quad) for k in kept):
-                kept.append(d)
-        return kept
+        return found, [q for i, q in enumerate(quads) if i not in cards], blank
 
     def jokers(self, image: np.ndarray, outlines: Sequence[np.ndarray],
                faces: Sequence[Any]) -> list[Any]:
