@@ -230,15 +230,14 @@ def test_the_jittered_reading_is_the_geometric_mean_of_the_readings(clf: CardCla
 
 
 @pytest.mark.parametrize(("seed", "i", "code", "as_located"), [
-    (7, 140, "6G", "9G"),   # a 6 read as a 9 at the located quad alone (0.94 sure)
-    (123, 162, "0R", "8R"),
+    (123, 62, "8R", "3R"),  # the only such render of seeds 7 and 123 (96-px classifier)
 ])
 def test_reading_the_card_at_jittered_quads_fixes_a_misread(clf, fusion, seed, i, code,
                                                             as_located):
     """Held-up renders of the tuning seeds (``synthetic:held``, photo ``i``) whose located quad
     fits the card (IoU > 0.95) yet is misread as located, and read right at the jittered quads
     (``READ_JITTERS``). Found by a scratch scan of every tuning render; if the renderer or the
-    networks change, pick the cases again (the figures in models/README.md, seventh session)."""
+    networks change, pick the cases again (models/README.md, eighth session)."""
     img, _ = held_card_photo(code, np.random.default_rng([seed, i]))
     _, once, _ = read_single_card(img, clf, UNO_FACE_CODES, corners=fusion, jitters=(Jitter(),))
     _, jittered, p = read_single_card(img, clf, UNO_FACE_CODES, corners=fusion)

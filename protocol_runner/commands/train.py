@@ -26,7 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, default=None,
                    help="where the ONNX model goes (default models/, with --quick RUNS/quick)")
     p.add_argument("--runs", type=Path, default=Path("runs"), help="scratch dir for data and runs")
-    p.add_argument("--imgsz", type=int, default=64, help="classifier input size (pixels)")
+    p.add_argument("--imgsz", type=int, default=96,
+                   help="whole-card classifier input size (pixels; 96 since the eighth session)")
     p.add_argument("--epochs", type=int, default=None, help="override the number of epochs")
     p.add_argument("--workers", type=int, default=2, help="processes for rendering")
     p.add_argument("--quick", action="store_true", help="tiny smoke-test run (not for committing)")

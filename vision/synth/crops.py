@@ -4,10 +4,11 @@ WHY: the classifier never sees a clean render at run time. It sees a card cut ou
 quad finder that is a few pixels off (slivers of table, a clipped border), lit unevenly, tinted by
 the light, blurred, noisy, JPEG-compressed, sometimes with a glare spot, a shadow or a finger over
 it, from a webcam that mirrors, at 180° as often as upright. UNO faces are drawn ``wide``: with
-the print details (numeral weight, 6/9 bar, +2/+4 small cards) that real decks vary. Each of
-those is drawn here from the generator, then the crop goes through exactly the run-time
-preprocessing (:func:`vision.classifier.preprocess_crop`: resize, white balance by the card's
-border).
+the print details (numeral weight, 6/9 bar, +2/+4 small cards) that real decks vary, except a
+``PLAIN_SHARE`` of crops in the plain style of scenes and tuning photos (a model trained on wide
+printings alone lost 6 ↔ 9 on plain renders). Each of those is drawn here from the generator,
+then the crop goes through exactly the run-time preprocessing
+(:func:`vision.classifier.preprocess_crop`: resize, white balance by the card's border).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import numpy as np
 
 from vision.classifier import preprocess_crop
 from vision.synth.faces import card_mask, render_face
+
+PLAIN_SHARE = 0.3  # of training crops whose UNO face keeps the plain style (no wide details)
 
 
 def _background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
@@ -108,11 +111,21 @@ def _camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
-def training_crop(code: str, rng: np.random.Generator, size: int) -> np.ndarray:
-    """One augmented, rectified and preprocessed crop of ``code`` (BGR, ``size``×``size``)."""
-    fw = int(rng.uniform(52, 112))  # the crop ends at 64 px: larger renders buy nothing
+def training_crop(code: str, rng: np.random.Generator, size: int,
+                  wide: bool | None = None) -> np.ndarray:
+    """One augmented, rectified and preprocessed crop of ``code`` (BGR, ``size``×``size``).
+
+    ``wide`` None draws the print style (plain in ``PLAIN_SHARE`` of crops); True or False
+    forces it, for comparing models on plain and wide renders of otherwise the same draws.
+    """
+    plain = rng.random() < PLAIN_SHARE
+    if wide is None:
+        wide = not plain
+    # renders about as wide as the input (52-112 px at 64): larger ones buy nothing, smaller
+    # ones would blur the fine print (the 6/9 bar, the small cards) a larger input is for
+    fw = int(rng.uniform(52, 112) * max(1.0, size / 64))
     fh = int(fw * rng.uniform(1.38, 1.6))
-    face = render_face(code, rng, size=(fw, fh), wide=True)
+    face = render_face(code, rng, size=(fw, fh), wide=wide)
     # the card on a table, then cut out again through a slightly wrong quad
     m = int(0.2 * fw)
     bg = _background(rng, fh + 2 * m, fw + 2 * m)
