@@ -138,8 +138,8 @@ def test_no_cards_no_corners(strip: StripClassifier) -> None:
 @pytest.mark.parametrize(
     ("seed", "truth", "misread"),
     [
-        (9_000_069, "6G", "5G"),  # the whole card's 6 looks like a 5; its corners do not
-        (9_000_366, "RG", "6G"),
+        (9_000_367, "8B", "3B"),  # the whole card's 8 looks like a 3; its corners do not
+        # (the cases of tests/test_detect_layouts.py: search again if the classifier changes)
     ],
 )
 def test_the_corners_settle_a_misread_table_card_without_the_frame(
