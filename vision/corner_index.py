@@ -43,7 +43,7 @@ import numpy as np
 from protocol_runner.cards import BACK
 from vision.card_colour import border_gain, colour_weights
 from vision.classifier import apply_gain, geometric_mean
-from vision.single_card import Jitter, order_portrait, rectify
+from vision.single_card import Jitter, jittered_quads, order_portrait, rectify
 from vision.strip_classifier import (
     CARD_MM,
     DEFAULT_STRIP_MODEL,
@@ -238,7 +238,7 @@ class CornerFusion:
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
         quad = order_portrait(complete_quad(visible_quad, image.shape[:2]))
-        others = [j.apply(quad) for j in jitters if j != Jitter()]
+        others = jittered_quads(quad, jitters)
         probs = read_corners(self.strip, image, [quad, *others], gain)
         out = probs[0]
         if not others:

@@ -20,6 +20,7 @@ the reader (:mod:`vision.photo_detect`) rejects a quad whose corners do not read
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -175,24 +176,39 @@ def candidates(image: np.ndarray, masks: Collection[str] | None = None,
             area = cv2.contourArea(cnt)
             if not MIN_AREA * total <= area <= MAX_AREA * total:
                 continue
-            got = _quad_of(cnt)
-            if got is not None and got[1] >= MIN_FILL and _sides_ok(got[0]):
-                out.append(CardQuad(clockwise(got[0]), min(got[1], 1.0)))
-                continue
-            if not split or area < SPLIT_AREA * total:
-                continue
-            todo = _pieces(cnt, SPLIT_AREA * total)
-            for level in range(SPLIT_LEVELS):
-                nxt = []
-                for piece in todo:
-                    got = _quad_of(piece)
-                    if got is not None and got[1] >= MIN_FILL and _sides_ok(got[0]) and \
-                            cv2.contourArea(got[0]) >= SPLIT_AREA * total and \
-                            _clear_of_edge(got[0], w, h):
-                        out.append(CardQuad(clockwise(got[0]), min(got[1], 1.0), True))
-                    elif level + 1 < SPLIT_LEVELS:
-                        nxt += _pieces(piece, SPLIT_AREA * total)
-                todo = nxt
+            shape = _card_shape(cnt)
+            if shape is not None:
+                out.append(CardQuad(*shape))
+            elif split and area >= SPLIT_AREA * total:
+                out += _split_cards(cnt, SPLIT_AREA * total, w, h)
+    return out
+
+
+def _card_shape(cnt: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The clockwise quad of a contour and its fill (at most 1), when it has a card's shape
+    (fill at least :data:`MIN_FILL`, sides as :func:`_sides_ok` wants); else None."""
+    got = _quad_of(cnt)
+    if got is None or got[1] < MIN_FILL or not _sides_ok(got[0]):
+        return None
+    return clockwise(got[0]), min(got[1], 1.0)
+
+
+def _split_cards(cnt: np.ndarray, least: float, w: int, h: int) -> list[CardQuad]:
+    """Card-shaped pieces (``piece``) of a region that is no card: its :func:`_pieces`, each
+    piece that is no card cut again, :data:`SPLIT_LEVELS` deep; a piece counts when its quad
+    covers at least ``least`` px² and is clear of the photo's edge (:func:`_clear_of_edge`)."""
+    out: list[CardQuad] = []
+    todo = _pieces(cnt, least)
+    for level in range(SPLIT_LEVELS):
+        again = []
+        for piece in todo:
+            shape = _card_shape(piece)
+            if shape is not None and cv2.contourArea(shape[0]) >= least \
+                    and _clear_of_edge(shape[0], w, h):
+                out.append(CardQuad(*shape, piece=True))
+            elif level + 1 < SPLIT_LEVELS:
+                again += _pieces(piece, least)
+        todo = again
     return out
 
 
@@ -220,12 +236,10 @@ def _pieces(contour: np.ndarray, least: float) -> list[np.ndarray]:
             if d[3] / 256 >= SPLIT_DEPTH * size]
     far = sorted(f for _, f in sorted(deep)[-SPLIT_MOST:])
     out = []
-    for a in range(len(far)):
-        for b in range(a + 1, len(far)):
-            i, j = far[a], far[b]
-            for piece in (contour[i:j + 1], np.concatenate([contour[j:], contour[:i + 1]])):
-                if len(piece) >= 4 and cv2.contourArea(piece) >= least:
-                    out.append(piece)
+    for i, j in itertools.combinations(far, 2):
+        for piece in (contour[i:j + 1], np.concatenate([contour[j:], contour[:i + 1]])):
+            if len(piece) >= 4 and cv2.contourArea(piece) >= least:
+                out.append(piece)
     return out
 
 

@@ -503,13 +503,8 @@ class PhotoReader:
                     None)
         if word is None or not len(outlines):
             return []
-        ref = None
-        if faces:
-            ref = float(np.median([cv2.contourArea(d.quad.astype(np.float32)) for d in faces]))
-            ref /= OUTLINE_GROW ** 2
-        cand = [q for q in outlines if not any(_overlaps(q, d.quad) for d in faces) and (
-            ref is None
-            or BACK_SIZE * ref <= cv2.contourArea(q.astype(np.float32)) <= ref / BACK_SIZE)]
+        ref = _face_area(faces)
+        cand = [q for q in outlines if _apart_and_card_sized(q, faces, ref)]
         if not cand:
             return []
         squares = [word_squares(q) for q in cand]
@@ -640,19 +635,31 @@ def face_down(image: np.ndarray, blank: Sequence[tuple[np.ndarray, float]],
     from vision.photo_cards import edge_contrast
     from vision.recognise import Detection
 
-    if not faces:
+    ref = _face_area(faces)
+    if ref is None:
         return []
-    ref = float(np.median([cv2.contourArea(d.quad.astype(np.float32)) for d in faces]))
-    ref /= OUTLINE_GROW ** 2
-    out = []
-    for quad, p in blank:
-        area = float(cv2.contourArea(quad.astype(np.float32)))
-        if not BACK_SIZE * ref <= area <= ref / BACK_SIZE:
-            continue
-        if any(_overlaps(quad, d.quad) for d in faces) or edge_contrast(image, quad) < BACK_EDGE:
-            continue
-        out.append(Detection(BACK, p, _order(quad)))
-    return out
+    return [Detection(BACK, p, _order(quad)) for quad, p in blank
+            if _apart_and_card_sized(quad, faces, ref)
+            and edge_contrast(image, quad) >= BACK_EDGE]
+
+
+def _face_area(faces: Sequence[Any]) -> float | None:
+    """The median area of the face-up cards ``faces`` as outlines (their quads are the
+    outlines grown by :data:`OUTLINE_GROW`), or None when there are none."""
+    if not faces:
+        return None
+    areas = [cv2.contourArea(d.quad.astype(np.float32)) for d in faces]
+    return float(np.median(areas)) / OUTLINE_GROW ** 2
+
+
+def _apart_and_card_sized(quad: np.ndarray, faces: Sequence[Any], ref: float | None) -> bool:
+    """Whether an outline overlaps none of the face-up cards ``faces`` and, when their median
+    outline area ``ref`` is known, lies within :data:`BACK_SIZE` of it: the tests a face-down
+    card or a joker (neither read by its corners) must pass to be a whole card of this photo."""
+    if any(_overlaps(quad, d.quad) for d in faces):
+        return False
+    area = float(cv2.contourArea(quad.astype(np.float32)))
+    return ref is None or BACK_SIZE * ref <= area <= ref / BACK_SIZE
 
 
 def _pair(readable: list[tuple[Corner, str, float]]) -> list[list[tuple[Corner, str, float]]]:

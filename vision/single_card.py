@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +125,11 @@ class Jitter:
         down = ((q[3] - q[0]) + (q[2] - q[1])) / 2
         out = c + self.scale * (q - c) + self.dx * across + self.dy * down
         return out.astype(np.float32)
+
+
+def jittered_quads(quad: np.ndarray, jitters: Sequence[Jitter]) -> list[np.ndarray]:
+    """``quad`` changed by each of ``jitters`` but the identity (its reading is had already)."""
+    return [j.apply(quad) for j in jitters if j != Jitter()]
 
 
 def _rect(cnt: np.ndarray, grow: float = 1.0, shape: tuple[int, int] | None = None,
@@ -632,7 +637,7 @@ def _read_jittered(image: np.ndarray, quad: np.ndarray, first: np.ndarray,
     edge), and the network learned from crops whose corners were off by up to about 3% of the
     card; the readings of a few near quads disagree where one of them is misled by a sliver
     of background or a cut-off index, and agree where the card is plain."""
-    others = [j.apply(quad) for j in jitters if j != Jitter()]
+    others = jittered_quads(quad, jitters)
     if not others:
         return first
     return geometric_mean(np.vstack([first[None], read([rectify(image, q) for q in others])]))
