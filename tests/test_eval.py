@@ -94,7 +94,16 @@ def test_report_summary_and_text() -> None:
     text = format_report(s)
     assert "per-card accuracy: 50.0000%" in text and "7R->1R x1" in text
     assert "layouts read with no error: 1/2" in text
+    assert "median_cpu_ms_per_image" not in s and "CPU per image" not in text
     json.dumps(s)
+
+
+@pytest.mark.parametrize(("cpu_ms", "median"), [([5.0], 5.0), ([1.0, 9.0, 4.0], 4.0),
+                                                 ([2.0, 3.0], 2.5)])
+def test_report_prints_the_median_cpu_per_image(cpu_ms: list[float], median: float) -> None:
+    s = Report("test", pairs=[("7R", "7R")], images=len(cpu_ms), cpu_ms=cpu_ms).summary()
+    assert s["median_cpu_ms_per_image"] == median
+    assert f"median CPU per image: {median:.1f} ms" in format_report(s)
 
 
 def test_scene_seeds_below_the_measurement_range_are_refused() -> None:
@@ -149,7 +158,7 @@ def test_eval_labels_csv_on_card_photos(tmp_path: Path, subdir: str,
     assert main(["eval", str(tmp_path / "labels.csv"), "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert s["images"] == 3 and s["cards"] == 3 and len(s["unreadable"]) == 1
-    assert s["card_accuracy"] is not None
+    assert s["card_accuracy"] is not None and s["median_cpu_ms_per_image"] > 0
 
 
 def _scene_and_view(seen_discard: str = "9R", swap: bool = False, misread: bool = False,

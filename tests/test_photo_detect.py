@@ -530,6 +530,7 @@ def test_detect_and_eval_commands(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["eval", str(folder), "--split", "test", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["images"] == 3 and rep["cards"] >= 3 and rep["detections"] >= 3
+    assert rep["median_cpu_ms_per_image"] > 0
     assert main(["eval", str(folder), "--split", "train", "--json"]) == 2
     assert "no images" in capsys.readouterr().err
 

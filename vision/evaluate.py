@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +57,10 @@ class Report:
     scene_errors: list[dict[str, Any]] = field(default_factory=list)
     """Per rendered scene read with any error: its seed and what went wrong (see
     :func:`scene_errors`), so that failure modes can be counted on tuning seeds."""
+    cpu_ms: list[float] = field(default_factory=list)
+    """CPU time (both cores, ms) to detect the cards of each photo of a labelled set, models
+    loaded and photo decoded: the reader's cost printed beside its accuracy, so that a figure
+    of speed comes from the same command as the figure it costs."""
 
     def summary(self) -> dict[str, Any]:
         n = len(self.pairs)
@@ -81,6 +86,8 @@ class Report:
         }
         if self.scene_errors:
             out["scene_errors"] = self.scene_errors
+        if self.cpu_ms:
+            out["median_cpu_ms_per_image"] = round(float(np.median(self.cpu_ms)), 1)
         if self.layouts:
             out["layouts"] = self.layouts
             out["layouts_right"] = self.layouts_right
@@ -116,6 +123,9 @@ def format_report(summary: dict[str, Any]) -> str:
     if summary["confusions"]:
         lines.append("  confusion pairs (truth->read x count): " + ", ".join(
             f"{c['truth']}->{c['read']} x{c['count']}" for c in summary["confusions"][:12]))
+    if "median_cpu_ms_per_image" in summary:
+        lines.append(f"  median CPU per image: {summary['median_cpu_ms_per_image']:.1f} ms "
+                     "(detection only, models loaded)")
     if summary["unreadable"]:
         lines.append(f"  unreadable images: {len(summary['unreadable'])}")
     if summary.get("scene_errors"):
@@ -228,7 +238,9 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
             continue
         h, w = image.shape[:2]
         labels = read_yolo_labels(_label_path(root, path), names, w, h)
+        start = time.process_time()
         dets = detect(image) if detect is not None else detect_still(image, reader)
+        rep.cpu_ms.append(1000 * (time.process_time() - start))
         rep.images += 1
         rep.detections += len(dets)
         for code, x, y in labels:
@@ -264,7 +276,9 @@ def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None) ->
             rep.unreadable.append(str(exc))
             continue
         rep.images += 1
+        start = time.process_time()
         dets = detect_still(image, reader)
+        rep.cpu_ms.append(1000 * (time.process_time() - start))
         rep.detections += len(dets)
         read = dets[0].code if dets else MISSED
         rep.pairs.append((row["code"].strip().upper(), read))
