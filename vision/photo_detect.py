@@ -8,7 +8,9 @@ whole outline is visible (:mod:`vision.photo_cards`), it fixes where the printed
 at a known place and size and read together (:func:`read_quad`), and the outline itself is the
 card's quad: it holds both indices however small they are. Where no outline is found (a card
 cut off by the frame, one lying on another), a small detector (:data:`DET_CLASSES`: an index,
-or a whole face-down card) finds the indices, the same corner classifier reads each one
+or a whole face-down card) finds the indices, with classical proposals beside it (rank glyph
+beside suit glyph, :mod:`vision.index_proposals`, which pair only as one card's two indices
+lie), the same corner classifier reads each one
 (:data:`CORNER_CLASSES`, with a ``none`` class for whatever is no index), and indices of one code
 close enough to belong to one card become one detection. A face-down card (``BACK``) is an
 outline with no index that passes the tests of :func:`face_down`, or the detector's; a joker
@@ -24,8 +26,8 @@ Box and quad are in pixels of the original image.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -122,6 +124,31 @@ other must each read the same code to be that card below ``min_confidence``
 (:meth:`PhotoReader.cards`; the detector's counterpart of :data:`AGREE`). Chosen on the training
 split (models/README.md): 0.6, 0.5, 0.4 found 14, 29, 32 more of its 1,414 labels with 1, 1, 2
 more false cards."""
+PROPOSALS_READ = 8
+"""Most classical index proposals (:mod:`vision.index_proposals`) read per photo: those the rank
+network, read once unturned, finds least ``none`` in (a screen at an eighth of a full reading's
+cost). 0: no proposals. Chosen on the training split (models/README.md): 5 / 8 / 10 / 12 / 15
+/ 20 found 826 / 827 / 830 / 830 / 830 / 830 of its 1,414 labels (794 without), with 14 / 14 /
+14 / 15 / 15 / 16 false cards (14 without): the more junk is read, the more of it is misread."""
+PROPOSAL_AGREE = 0.9
+"""Least probability with which two proposals must each read the same code to be one card.
+WHY so high: the reader, trained on indices and empty corners, names many pairs of blobs that
+are no index (a keyboard's keys, a court figure, a row of pips) with some confidence; a proposal
+beside one of the detector's indices needs only :data:`PAIR_AGREE`, as two detector indices do.
+On the training split 0.85 / 0.88 / 0.9 / 0.92 / 0.95 found 831 / 829 / 827 / 827 / 817 with
+15 / 15 / 14 / 14 / 14 false cards."""
+PROPOSAL_APART = (2.5, 5.0)
+"""A proposal pairs with an index of the same code only when their centres lie this many index
+sizes apart: one card's two indices (the training split's labelled pairs: median 3.5, middle
+half 3.0-3.9, 95th percentile 4.6, 99th 5.3), not two glyphs of one index nor indices of two
+cards (on the training split (2.5, 4.6) found 2 fewer, (2.2, 5.0) a false card more)."""
+PROPOSAL_SIZES = 1.5
+"""Most ratio of the sizes of a proposal and the index it pairs with (one card prints both
+indices alike: labelled pairs 1.1 median, 1.41 at the 95th percentile); on the training split
+1.3 found 6 fewer, 1.7 2 more with no more false cards."""
+PROPOSAL_ON_INDEX = 0.3
+"""A proposal overlapping one of the detector's index boxes by this IoU is that index: not read
+again, never a second witness of it."""
 
 
 class PhotoModelError(ValueError):
@@ -163,7 +190,9 @@ def _session(path: Path, threads: int) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Corner:
-    """One detected index (or face-down card): its box, detector score, class probabilities."""
+    """One detected index or face-down card (``kind`` ``index`` or ``back``, with the
+    detector's score), or a classical index proposal (``proposal``, score 1): its box, class
+    probabilities once read."""
 
     box: np.ndarray
     score: float
@@ -296,6 +325,7 @@ class PhotoReader:
     pips: Any = None
     pip_floor: float = PIP_FLOOR
     pip_court_floor: float = PIP_COURT_FLOOR
+    proposals_read: int = PROPOSALS_READ
 
     @classmethod
     def load(cls, detector: str | Path | None = None, classifier: str | Path | None = None,
@@ -352,21 +382,45 @@ class PhotoReader:
 
     # -------------------------------------------------------------------- stage 2: classifier
 
+    def propose(self, image: np.ndarray, whole: Sequence[Any], corners: Sequence[Corner]
+                ) -> list[Corner]:
+        """Classical index proposals (:func:`vision.index_proposals.proposals`) that lie in no
+        card of ``whole`` and on none of the detector's indices ``corners``
+        (:data:`PROPOSAL_ON_INDEX`), the :data:`PROPOSALS_READ` least ``none`` by one
+        unturned reading of the network that reads ``none``, as corners of kind ``proposal``
+        (score 1: the reading and the pairing rules of :meth:`cards` decide)."""
+        from vision.index_proposals import proposals
+
+        if self.proposals_read <= 0:
+            return []
+        idx = [c.box for c in corners if c.kind == "index"]
+        boxes = [b for b in proposals(image).boxes
+                 if not any(_contains(d.quad, _centre(b)) for d in whole)
+                 and not any(_iou(b, o) >= PROPOSAL_ON_INDEX for o in idx)]
+        screen = next((f for f in self.classifier.factors if NONE in f.classes), None)
+        if not boxes or screen is None:
+            return []
+        once = replace(self.classifier, turns=1)
+        none = once.factor_probs(screen, [corner_crop(image, b) for b in boxes])
+        order = np.argsort(none[:, screen.classes.index(NONE)], kind="stable")
+        return [Corner(boxes[i], 1.0, "proposal") for i in order[:self.proposals_read]]
+
     def read_corners(self, image: np.ndarray, corners: Sequence[Corner]) -> list[Corner]:
-        """Each index with its class probabilities (face-down cards pass through)."""
-        idx = [c for c in corners if c.kind == "index"]
+        """Each index or proposal with its class probabilities (face-down cards pass
+        through)."""
+        idx = [c for c in corners if c.kind != "back"]
         probs = self.classifier.classify([corner_crop(image, c.box) for c in idx])
         read = [Corner(c.box, c.score, c.kind, pr.astype(np.float32))
                 for c, pr in zip(idx, probs, strict=True)]
-        return read + [c for c in corners if c.kind != "index"]
+        return read + [c for c in corners if c.kind == "back"]
 
     # -------------------------------------------------------------------- stage 3: cards
 
     def detect(self, image: np.ndarray) -> list[Any]:
         """Every card in ``image`` as :class:`vision.recognise.Detection`, by confidence: the
         card outlines that read as a card (:meth:`read_outlines`), then the cards of the
-        detector's indices that lie in none of them (a card cut off by the frame, one on top
-        of another)."""
+        detector's indices and of the classical index proposals (:meth:`propose`) that lie in
+        none of them (a card cut off by the frame, one on top of another)."""
         if image is None or getattr(image, "ndim", 0) != 3 or image.shape[2] != 3 \
                 or min(image.shape[:2]) < 16:
             raise PhotoImageError("expected a BGR image (H, W, 3) of at least 16x16 pixels, "
@@ -374,6 +428,7 @@ class PhotoReader:
         whole = self.read_outlines(image)
         rest = [c for c in self.read_corners(image, self.find(image))
                 if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
+        rest += self.read_corners(image, self.propose(image, whole, rest))
         out = whole + self.cards(rest)
         out.sort(key=lambda d: -d.confidence)
         return out
@@ -577,7 +632,12 @@ class PhotoReader:
 
         WHY: a card's two indices are two independent readings, as an outline's two corners
         are (:func:`corners_agree`); two of 53 codes named alike by both is strong evidence
-        where each alone is unsure (on the training split 29 more cards, 1 more false)."""
+        where each alone is unsure (on the training split 29 more cards, 1 more false).
+
+        A proposal (:meth:`propose`) is never a card alone: it only pairs, with a detector's
+        index at ``min_agreeing`` or with another proposal at :data:`PROPOSAL_AGREE`, and only
+        as one card's two indices are placed (:func:`_one_card`); a card with a proposal that
+        overlaps a card already made is dropped."""
         from vision.recognise import Detection
 
         out: list[Detection] = []
@@ -593,10 +653,21 @@ class PhotoReader:
                     or c.probs[k] < min(self.min_confidence, self.min_agreeing):
                 continue
             named.append((c, self.classes[k], float(c.probs[k])))
-        readable = [r for r in named if r[2] >= self.min_confidence or any(
-            o is not r and o[1] == r[1] and _apart(o[0].box, r[0].box) <= PAIR_REACH
-            for o in named)]
-        for group in _pair(readable):
+        agree = partial(_agree, least=self.min_agreeing)
+
+        def alone(r: tuple[Corner, str, float]) -> bool:  # an index that is a card by itself
+            return r[0].kind == "index" and (r[2] >= self.min_confidence or any(
+                o is not r and o[0].kind == "index" and agree(o, r) for o in named))
+
+        readable = [r for r in named if alone(r) or any(o is not r and agree(o, r)
+                                                        for o in named)]
+        groups = _pair(readable, agree)
+        # the detector's cards as before; then pairs with a proposal, by confidence
+        groups = [g for g in groups if all(c.kind == "index" for c, _, _ in g)
+                  and (len(g) == 2 or alone(g[0]))] + sorted(
+            (g for g in groups if len(g) == 2 and any(c.kind == "proposal" for c, _, _ in g)),
+            key=lambda g: -min(p for _, _, p in g))
+        for group in groups:
             code = group[0][1]
             conf = float(np.mean([p for _, _, p in group]) * np.mean([c.score for c, _, _ in
                                                                     group]) ** 0.25)
@@ -606,6 +677,9 @@ class PhotoReader:
             else:
                 quad = _order(cv2.boxPoints(cv2.minAreaRect(pts.astype(np.float32))))
             probs = np.mean([c.probs for c, _, _ in group], axis=0)
+            if any(c.kind == "proposal" for c, _, _ in group) and any(
+                    _overlaps(quad, d.quad) for d in out):
+                continue
             out.append(Detection(code, conf, quad, probs=probs))
         out.sort(key=lambda d: -d.confidence)
         return out
@@ -662,23 +736,60 @@ def _apart_and_card_sized(quad: np.ndarray, faces: Sequence[Any], ref: float | N
     return ref is None or BACK_SIZE * ref <= area <= ref / BACK_SIZE
 
 
-def _pair(readable: list[tuple[Corner, str, float]]) -> list[list[tuple[Corner, str, float]]]:
-    """Indices of one code paired into cards, closest pairs first, within :data:`PAIR_REACH`."""
+def _pair(readable: list[tuple[Corner, str, float]],
+          agree: Callable[[tuple[Corner, str, float], tuple[Corner, str, float]], bool]
+          | None = None) -> list[list[tuple[Corner, str, float]]]:
+    """Indices of one code paired into cards, each pair one that ``agree`` accepts (default
+    :func:`_agree` at :data:`PAIR_AGREE`: detector indices of one code within
+    :data:`PAIR_REACH`): the detector's pairs first, then those with a proposal, closest pairs
+    first within each (so a proposal never takes a detector index from its detector partner)."""
+    agree = agree or partial(_agree, least=PAIR_AGREE)
     cand = []
-    for i, (a, ca, _) in enumerate(readable):
+    for i, (a, _, _) in enumerate(readable):
         for j in range(i + 1, len(readable)):
-            b, cb, _ = readable[j]
-            if ca == cb and (apart := _apart(a.box, b.box)) <= PAIR_REACH:
-                cand.append((apart, i, j))
+            b = readable[j][0]
+            if agree(readable[i], readable[j]):
+                proposed = (a.kind == "proposal") + (b.kind == "proposal")
+                cand.append((proposed, _apart(a.box, b.box), i, j))
     used: set[int] = set()
     groups = []
-    for _, i, j in sorted(cand):
+    for _, _, i, j in sorted(cand):
         if i in used or j in used:
             continue
         used |= {i, j}
         groups.append([readable[i], readable[j]])
     groups.extend([r] for i, r in enumerate(readable) if i not in used)
     return groups
+
+
+def _agree(a: tuple[Corner, str, float], b: tuple[Corner, str, float], least: float) -> bool:
+    """Whether two read indices (corner, code, probability) may be one card's two: the same
+    code; two detector indices within :data:`PAIR_REACH`; with a proposal, placed as one card's
+    two indices (:func:`_one_card`) and each read at ``least`` (beside a detector index) or
+    :data:`PROPOSAL_AGREE` (two proposals)."""
+    if a[1] != b[1]:
+        return False
+    if a[0].kind == b[0].kind == "index":
+        return _apart(a[0].box, b[0].box) <= PAIR_REACH
+    both = a[0].kind == b[0].kind == "proposal"
+    return _one_card(a[0].box, b[0].box) and min(a[2], b[2]) >= (
+        PROPOSAL_AGREE if both else least)
+
+
+def _one_card(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two index boxes lie as one card's two indices do: :data:`PROPOSAL_APART` index
+    sizes apart, sizes within :data:`PROPOSAL_SIZES` of each other."""
+    lo, hi = sorted((_size(a), _size(b)))
+    return PROPOSAL_APART[0] <= _apart(a, b) <= PROPOSAL_APART[1] and hi <= PROPOSAL_SIZES * lo
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two boxes (x0, y0, x1, y1)."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = float(ix * iy)
+    union = float((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1])) - inter
+    return inter / max(union, 1e-9)
 
 
 def _apart(a: np.ndarray, b: np.ndarray) -> float:
