@@ -8,8 +8,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from test_photo_detect import _photo  # a training-split photo and its labels
 
-from vision.evaluate import read_names, read_yolo_labels
 from vision.index_proposals import (
     GROW,
     NO_PROPOSALS,
@@ -28,7 +28,6 @@ from vision.photo_detect import (
     _iou,
     _one_card,
 )
-from vision.photo_split import in_split
 
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / \
     "playing-cards-photos-cc-by"
@@ -190,15 +189,6 @@ def test_no_proposals_are_read_when_none_are_asked_for(reader: PhotoReader) -> N
     assert off.propose(image, [], []) == []
 
 
-def _photo(stem: str) -> tuple[np.ndarray, list[tuple[str, float, float]]]:
-    """A training-split photo of the CC BY set and its labels (code, centre x, centre y)."""
-    path = next((PHOTOS / "images").rglob(stem + "*.jpg"))
-    assert in_split(path.name, "train")
-    image = cv2.imread(str(path))
-    h, w = image.shape[:2]
-    rel = path.relative_to(PHOTOS / "images")
-    names = read_names(PHOTOS / "data.yaml")
-    return image, read_yolo_labels((PHOTOS / "labels" / rel).with_suffix(".txt"), names, w, h)
 
 
 def _holds(quad: np.ndarray, x: float, y: float) -> bool:
