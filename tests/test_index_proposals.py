@@ -17,6 +17,7 @@ from vision.index_proposals import (
     glyphs,
     proposals,
 )
+from vision.photo_cards import quad_iou
 from vision.photo_detect import (
     DEFAULT_CLASSIFIER,
     DEFAULT_DETECTOR,
@@ -25,7 +26,7 @@ from vision.photo_detect import (
     Corner,
     PhotoReader,
     _agree,
-    _iou,
+    _box_quad,
     _one_card,
 )
 
@@ -85,7 +86,8 @@ def drawn_index(deck: str, glyph: int, angle: float, rank: str = "7"
 def test_a_drawn_index_is_proposed(deck: str, glyph: int, angle: float) -> None:
     image, index = drawn_index(deck, glyph, angle)
     found = proposals(image, most=1000)
-    assert max((_iou(b, index) for b in found.boxes), default=0.0) >= 0.5
+    assert max((quad_iou(_box_quad(b), _box_quad(index)) for b in found.boxes),
+               default=0.0) >= 0.5
 
 
 @pytest.mark.parametrize(("image", "count"), [

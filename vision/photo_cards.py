@@ -243,7 +243,8 @@ def _pieces(contour: np.ndarray, least: float) -> list[np.ndarray]:
     return out
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads (4, 2) float32."""
     inter, _ = cv2.intersectConvexConvex(a, b)
     union = cv2.contourArea(a) + cv2.contourArea(b) - inter
     return float(inter / union) if union > 0 else 0.0
@@ -261,7 +262,7 @@ def card_quads(image: np.ndarray, overlap: float = 0.5,
     kept: list[CardQuad] = []
     for group in (False, True):
         for c in sorted((c for c in cands if c.piece == group), key=lambda c: -c.fill):
-            if all(_iou(c.quad, k.quad) <= overlap for k in kept):
+            if all(quad_iou(c.quad, k.quad) <= overlap for k in kept):
                 kept.append(c)
     return kept
 

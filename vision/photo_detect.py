@@ -390,13 +390,15 @@ class PhotoReader:
         unturned reading of the network that reads ``none``, as corners of kind ``proposal``
         (score 1: the reading and the pairing rules of :meth:`cards` decide)."""
         from vision.index_proposals import proposals
+        from vision.photo_cards import quad_iou
 
         if self.proposals_read <= 0:
             return []
         idx = [c.box for c in corners if c.kind == "index"]
         boxes = [b for b in proposals(image).boxes
                  if not any(_contains(d.quad, _centre(b)) for d in whole)
-                 and not any(_iou(b, o) >= PROPOSAL_ON_INDEX for o in idx)]
+                 and not any(quad_iou(_box_quad(b), _box_quad(o)) >= PROPOSAL_ON_INDEX
+                             for o in idx)]
         screen = next((f for f in self.classifier.factors if NONE in f.classes), None)
         if not boxes or screen is None:
             return []
@@ -659,9 +661,7 @@ class PhotoReader:
             return r[0].kind == "index" and (r[2] >= self.min_confidence or any(
                 o is not r and o[0].kind == "index" and agree(o, r) for o in named))
 
-        readable = [r for r in named if alone(r) or any(o is not r and agree(o, r)
-                                                        for o in named)]
-        groups = _pair(readable, agree)
+        groups = _pair(named, agree)
         # the detector's cards as before; then pairs with a proposal, by confidence
         groups = [g for g in groups if all(c.kind == "index" for c, _, _ in g)
                   and (len(g) == 2 or alone(g[0]))] + sorted(
@@ -738,12 +738,11 @@ def _apart_and_card_sized(quad: np.ndarray, faces: Sequence[Any], ref: float | N
 
 def _pair(readable: list[tuple[Corner, str, float]],
           agree: Callable[[tuple[Corner, str, float], tuple[Corner, str, float]], bool]
-          | None = None) -> list[list[tuple[Corner, str, float]]]:
-    """Indices of one code paired into cards, each pair one that ``agree`` accepts (default
-    :func:`_agree` at :data:`PAIR_AGREE`: detector indices of one code within
-    :data:`PAIR_REACH`): the detector's pairs first, then those with a proposal, closest pairs
-    first within each (so a proposal never takes a detector index from its detector partner)."""
-    agree = agree or partial(_agree, least=PAIR_AGREE)
+          ) -> list[list[tuple[Corner, str, float]]]:
+    """Indices of one code paired into cards, each pair one that ``agree`` accepts (as
+    :func:`_agree`), the rest alone: the detector's pairs first, then those with a proposal,
+    closest pairs first within each (so a proposal never takes a detector index from its
+    detector partner)."""
     cand = []
     for i, (a, _, _) in enumerate(readable):
         for j in range(i + 1, len(readable)):
@@ -781,15 +780,6 @@ def _one_card(a: np.ndarray, b: np.ndarray) -> bool:
     sizes apart, sizes within :data:`PROPOSAL_SIZES` of each other."""
     lo, hi = sorted((_size(a), _size(b)))
     return PROPOSAL_APART[0] <= _apart(a, b) <= PROPOSAL_APART[1] and hi <= PROPOSAL_SIZES * lo
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over union of two boxes (x0, y0, x1, y1)."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = float(ix * iy)
-    union = float((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1])) - inter
-    return inter / max(union, 1e-9)
 
 
 def _apart(a: np.ndarray, b: np.ndarray) -> float:
