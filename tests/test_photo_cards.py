@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.index_spotter import DEFAULT_SPOTTER
 from vision.photo_cards import (
     CARD_H,
     CARD_W,
@@ -25,7 +26,6 @@ from vision.photo_cards import (
 from vision.photo_detect import (
     CORNER_CLASSES,
     DEFAULT_CLASSIFIER,
-    DEFAULT_DETECTOR,
     NONE,
     PhotoImageError,
     PhotoReader,
@@ -36,7 +36,7 @@ from vision.photo_detect import (
 from vision.recognise import Detection
 
 needs_models = pytest.mark.skipif(
-    not (DEFAULT_DETECTOR.is_file() and DEFAULT_CLASSIFIER.is_file()),
+    not (DEFAULT_SPOTTER.is_file() and DEFAULT_CLASSIFIER.is_file()),
     reason="no corner models in models/ (cardtable train --corners)")
 
 
@@ -267,8 +267,9 @@ def test_bad_images_are_refused(image: object) -> None:
 
 
 def test_the_reader_trainer_exports_what_the_reader_loads(tmp_path: Path) -> None:
-    """One epoch on a handful of crops: both heads exported, described and loadable (a smoke
-    test of `cardtable train --corners --part reader`, not a measurement)."""
+    """One epoch on a handful of crops: one network with both heads exported, described and
+    loadable, run once for both factors (a smoke test of `cardtable train --corners --part
+    reader`, not a measurement)."""
     pytest.importorskip("torch")
     import json
 
@@ -285,15 +286,18 @@ def test_the_reader_trainer_exports_what_the_reader_loads(tmp_path: Path) -> Non
     meta_path.write_text(json.dumps({"classes": list(CORNER_CLASSES), "input_size": READER_SIZE,
                                      "crop_size": CORNER_SIZE, "factors": factors}))
     meta = calibrate_classifier(meta_path, sets["val"])
-    assert [f["part"] for f in meta["factors"]] == ["rank", "suit"]
+    assert [(f["part"], f["output"]) for f in meta["factors"]] == [("rank", 0), ("suit", 1)]
+    assert len({f["model"] for f in meta["factors"]}) == 1
     assert meta["val_crops"] == 12 and 0 <= meta["val_top1"] <= 1
-    probs = CornerClassifier.load(meta_path).classify(sets["val"].crops[:2])
+    clf = CornerClassifier.load(meta_path)
+    assert clf.factors[0].session is clf.factors[1].session
+    probs = clf.classify(sets["val"].crops[:2])
     assert probs.shape == (2, len(CORNER_CLASSES))
 
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["train", "--part", "reader"], "add --corners"),
-    (["train", "--part", "detector"], "add --corners"),
+    (["train", "--part", "spotter"], "add --corners"),
     (["train", "--corners", "--part", "card"], "not a part of the corner models"),
     (["train", "--corners", "--part", "strip"], "not a part of the corner models"),
 ])

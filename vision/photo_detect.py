@@ -7,16 +7,14 @@ whole outline is visible (:mod:`vision.photo_cards`), it fixes where the printed
 (top-left, and bottom-right turned 180°, on every standard card), so both indices are cut out
 at a known place and size and read together (:func:`read_quad`), and the outline itself is the
 card's quad: it holds both indices however small they are. Where no outline is found (a card
-cut off by the frame, one lying on another), a small detector (:data:`DET_CLASSES`: an index,
-or a whole face-down card) finds the indices, with classical proposals beside it (rank glyph
-beside suit glyph, :mod:`vision.index_proposals`, which pair only as one card's two indices
-lie), the same corner classifier reads each one
-(:data:`CORNER_CLASSES`, with a ``none`` class for whatever is no index), and indices of one code
-close enough to belong to one card become one detection. A face-down card (``BACK``) is an
-outline with no index that passes the tests of :func:`face_down`, or the detector's; a joker
-(``JK``) is an outline whose two ends read the word "Joker" (:meth:`PhotoReader.jokers`). The
-networks (detector, rank and suit readers) are trained by :mod:`vision.train.corners`
-(``cardtable train --corners``) and run on onnxruntime only.
+cut off by the frame, one lying on another, one held in a hand), the index spotter
+(:mod:`vision.index_spotter`) finds every printed index (and face-down cards), the same corner
+classifier reads each one (:data:`CORNER_CLASSES`, with a ``none`` class for whatever is no
+index), and indices of one code close enough to belong to one card become one detection. A
+face-down card (``BACK``) is an outline with no index that passes the tests of
+:func:`face_down`, or the spotter's; a joker (``JK``) is an outline whose two ends read the word
+"Joker" (:meth:`PhotoReader.jokers`). The networks (spotter, rank and suit readers) are trained
+by :mod:`vision.train.corners` (``cardtable train --corners``) and run on onnxruntime only.
 
 What the quad means here: a card's outline when it was found whole; otherwise the oriented
 rectangle around its visible indices (a card showing one index gets a quad around that index).
@@ -27,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -39,9 +37,7 @@ from protocol_runner.cards import BACK, standard_faces
 from vision.pip_suits import fuse_suits
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_DETECTOR = MODELS / "corner_detector.onnx"
 DEFAULT_CLASSIFIER = MODELS / "corner_classifier.json"
-DET_CLASSES = ("index", "back")
 NONE = "none"
 CORNER_CLASSES: tuple[str, ...] = tuple(sorted({c.code for c in standard_faces()} | {NONE}))
 CORNER_SIZE = 48
@@ -82,7 +78,7 @@ reader learned ``JK`` only from the labelled word "Joker" (this deck prints moon
 a joker's corners, and its outline crops were labelled ``none``), so an outline whose index
 corners read ``JK`` shows something else there: on the training split both such outlines were
 false cards (a desk, an 8 of hearts held up to a webcam). A joker's outline is found by its
-word instead (:meth:`PhotoReader.jokers`); the detector's jokers, read from the word, stay."""
+word instead (:meth:`PhotoReader.jokers`); the spotter's jokers, read from the word, stay."""
 JOKER_MIN = 0.9
 """Least probability of ``JK`` with which the corner reader must read the word squares at both
 ends of an outline (:func:`vision.photo_cards.word_squares`) for it to be a joker
@@ -118,37 +114,27 @@ false (with :data:`PIP_FLOOR` 0.005)."""
 PAIR_REACH = 9.0
 """Two indices of one code pair into one card when their centres are at most this many index
 sizes apart (a card is about 5-8 index heights long along its diagonal)."""
-PAIR_AGREE = 0.5
-"""Least probability with which two of the detector's indices within :data:`PAIR_REACH` of each
+SPOT_GROW = 1.3
+"""An index found by the spotter is read in a square this many times its size (√(w·h)): about
+the longer side of an index's box, which is what the reader's crops are cut around."""
+PAIR_AGREE = 0.7
+"""Least probability with which two of the spotter's indices within :data:`PAIR_REACH` of each
 other must each read the same code to be that card below ``min_confidence``
-(:meth:`PhotoReader.cards`; the detector's counterpart of :data:`AGREE`). Chosen on the training
-split (models/README.md): 0.6, 0.5, 0.4 found 14, 29, 32 more of its 1,414 labels with 1, 1, 2
-more false cards."""
-PROPOSALS_READ = 8
-"""Most classical index proposals (:mod:`vision.index_proposals`) read per photo: those the rank
-network, read once unturned, finds least ``none`` in (a screen at an eighth of a full reading's
-cost). 0: no proposals. Chosen on the training split (models/README.md): 5 / 8 / 10 / 12 / 15
-/ 20 found 826 / 827 / 830 / 830 / 830 / 830 of its 1,414 labels (794 without), with 14 / 14 /
-14 / 15 / 15 / 16 false cards (14 without): the more junk is read, the more of it is misread."""
-PROPOSAL_AGREE = 0.9
-"""Least probability with which two proposals must each read the same code to be one card.
-WHY so high: the reader, trained on indices and empty corners, names many pairs of blobs that
-are no index (a keyboard's keys, a court figure, a row of pips) with some confidence; a proposal
-beside one of the detector's indices needs only :data:`PAIR_AGREE`, as two detector indices do.
-On the training split 0.85 / 0.88 / 0.9 / 0.92 / 0.95 found 831 / 829 / 827 / 827 / 817 with
-15 / 15 / 14 / 14 / 14 false cards."""
-PROPOSAL_APART = (2.5, 5.0)
-"""A proposal pairs with an index of the same code only when their centres lie this many index
-sizes apart: one card's two indices (the training split's labelled pairs: median 3.5, middle
-half 3.0-3.9, 95th percentile 4.6, 99th 5.3), not two glyphs of one index nor indices of two
-cards (on the training split (2.5, 4.6) found 2 fewer, (2.2, 5.0) a false card more)."""
-PROPOSAL_SIZES = 1.5
-"""Most ratio of the sizes of a proposal and the index it pairs with (one card prints both
-indices alike: labelled pairs 1.1 median, 1.41 at the 95th percentile); on the training split
-1.3 found 6 fewer, 1.7 2 more with no more false cards."""
-PROPOSAL_ON_INDEX = 0.3
-"""A proposal overlapping one of the detector's index boxes by this IoU is that index: not read
-again, never a second witness of it."""
+(:meth:`PhotoReader.cards`; the spotter's counterpart of :data:`AGREE`)."""
+SPOT_SCORE = 0.3
+"""Least heat of the spotter's peak for an index to be read (``min_score``)."""
+INDEX_ALONE = 0.98
+"""Least probability of an index's code for it to be a card on its own (``min_confidence``)."""
+SPOT_BACK = 0.5
+"""Least heat of the spotter's face-down peak for a ``BACK`` (``back_score``).
+
+The spotter's thresholds were chosen on the training split (models/README.md), first on its
+validation groups (39 photos, 215 labels, never trained on): heat 0.2 / 0.3 / 0.5, alone 0.8 /
+0.9 / 0.95 / 0.98, pairs 0.5 / 0.7 / 0.85 found 120-154 labels with 3-15 false cards; from 0.3
+/ 0.95 / 0.7 on, no false card beyond the outlines' 3. On the rest of the split (1,199 labels)
+alone 0.95 → 0.98 found 13 fewer with 7 fewer false cards (27 → 20), 0.995 26 fewer still for
+3 fewer false. Backs: 0.2 found 5 of the split's face-down cards with 12 false ones, 0.5 found
+2 with none."""
 
 
 class PhotoModelError(ValueError):
@@ -159,8 +145,10 @@ class PhotoImageError(ValueError):
     """An image the photo reader cannot read (not a BGR picture, or too small)."""
 
 
-def corner_crop(image: np.ndarray, box: Sequence[float]) -> np.ndarray:
-    """The square around a corner box (``CORNER_MARGIN`` × its longer side), ``CORNER_SIZE`` px.
+def corner_crop(image: np.ndarray, box: Sequence[float], angle: float = 0.0,
+                mirror: bool = False) -> np.ndarray:
+    """The square around a corner box (``CORNER_MARGIN`` × its longer side), ``CORNER_SIZE`` px;
+    for training, turned by ``angle`` degrees about the box's centre and mirrored.
 
     Sampled at the image's own resolution first, then resized, so a large index is averaged
     (not aliased) and a small one is not sharpened beyond what the camera saw."""
@@ -168,8 +156,11 @@ def corner_crop(image: np.ndarray, box: Sequence[float]) -> np.ndarray:
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     half = max(x1 - x0, y1 - y0, 4.0) * CORNER_MARGIN / 2
     side = max(8, int(round(2 * half)))
-    src = np.float32([[cx - half, cy - half], [cx + half, cy - half], [cx - half, cy + half]])
-    dst = np.float32([[0, 0], [side, 0], [0, side]])
+    c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
+    src = np.float32([[cx + half * (c * u - s * v), cy + half * (s * u + c * v)]
+                      for u, v in ((-1, -1), (1, -1), (-1, 1))])
+    dst = np.float32([[side, 0], [0, 0], [side, side]] if mirror
+                     else [[0, 0], [side, 0], [0, side]])
     native = cv2.warpAffine(image, cv2.getAffineTransform(src, dst), (side, side),
                             flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     interp = cv2.INTER_AREA if side > CORNER_SIZE else cv2.INTER_LINEAR
@@ -190,9 +181,8 @@ def _session(path: Path, threads: int) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Corner:
-    """One detected index or face-down card (``kind`` ``index`` or ``back``, with the
-    detector's score), or a classical index proposal (``proposal``, score 1): its box, class
-    probabilities once read."""
+    """One index or face-down card found by the spotter (``kind`` ``index`` or ``back``, with
+    the height of its peak): its box, class probabilities once read."""
 
     box: np.ndarray
     score: float
@@ -215,12 +205,14 @@ def part_of(code: str, part: str) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Factor:
-    """One network of the corner classifier: it reads ``part`` of the code over ``classes``."""
+    """One factor of the corner classifier: output ``output`` of a network reads ``part`` of
+    the code over ``classes`` (the rank and the suit share one network and its trunk)."""
 
     session: Any
     part: str
     classes: tuple[str, ...]
     temperature: float = 1.0
+    output: int = 0
 
 
 @dataclass
@@ -248,9 +240,11 @@ class CornerClassifier:
                                   "`cardtable train --corners` (needs the [train] extra)")
         try:
             meta = json.loads(path.read_text())
+            sessions = {name: _session(path.parent / name, threads)
+                        for name in {f["model"] for f in meta["factors"]}}
             factors = tuple(
-                Factor(_session(path.parent / f["model"], threads), f["part"],
-                       tuple(f["classes"]), float(f.get("temperature", 1.0)))
+                Factor(sessions[f["model"]], f["part"], tuple(f["classes"]),
+                       float(f.get("temperature", 1.0)), int(f.get("output", 0)))
                 for f in meta["factors"])
             classes, size = tuple(meta["classes"]), int(meta["input_size"])
             turns = int(meta.get("turns", 4))
@@ -262,19 +256,32 @@ class CornerClassifier:
         return cls(factors, classes, size, meta, turns)
 
     def factor_probs(self, factor: Factor, crops: Sequence[np.ndarray]) -> np.ndarray:
-        """(N, len(factor.classes)) probabilities of one factor. Each crop is read at
-        ``turns`` quarter turns (the JSON's ``turns``: 4 for networks trained on every
+        """(N, len(factor.classes)) probabilities of one factor (:meth:`all_factor_probs`)."""
+        return self._probs(factor, self._run(factor.session, crops), len(crops))
+
+    def all_factor_probs(self, crops: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Each factor's (N, len(classes)) probabilities, each network run once. Each crop is
+        read at ``turns`` quarter turns (the JSON's ``turns``: 4 for networks trained on every
         orientation, 1 for networks trained on crops as they are cut) and the log-probabilities
         averaged."""
+        runs: dict[int, list[np.ndarray]] = {}
+        for f in self.factors:
+            if id(f.session) not in runs:
+                runs[id(f.session)] = self._run(f.session, crops)
+        return [self._probs(f, runs[id(f.session)], len(crops)) for f in self.factors]
+
+    def _run(self, session: Any, crops: Sequence[np.ndarray]) -> list[np.ndarray]:
         batch = []
         for crop in crops:
             big = cv2.resize(crop, (self.size, self.size), interpolation=cv2.INTER_LINEAR)
             batch.extend(np.rot90(big, k) for k in range(self.turns))
         x = np.stack([cv2.cvtColor(np.ascontiguousarray(b), cv2.COLOR_BGR2RGB) for b in batch])
         x = np.ascontiguousarray(x.astype(np.float32).transpose(0, 3, 1, 2) / 255)
-        s = factor.session
-        p = np.asarray(s.run(None, {s.get_inputs()[0].name: x})[0], np.float64)
-        logp = np.log(np.maximum(p, 1e-12)).reshape(len(crops), self.turns, -1).mean(1)
+        return session.run(None, {session.get_inputs()[0].name: x})
+
+    def _probs(self, factor: Factor, outputs: list[np.ndarray], n: int) -> np.ndarray:
+        p = np.asarray(outputs[factor.output], np.float64)
+        logp = np.log(np.maximum(p, 1e-12)).reshape(n, self.turns, -1).mean(1)
         logp = logp / factor.temperature
         logp -= logp.max(1, keepdims=True)
         probs = np.exp(logp)
@@ -286,8 +293,7 @@ class CornerClassifier:
         out = np.ones((len(crops), len(self.classes)), np.float64)
         if not len(crops):
             return out.astype(np.float32)
-        for f in self.factors:
-            p = self.factor_probs(f, crops)
+        for f, p in zip(self.factors, self.all_factor_probs(crops), strict=True):
             index = {c: k for k, c in enumerate(f.classes)}
             for j, code in enumerate(self.classes):
                 label = part_of(code, f.part)
@@ -300,116 +306,72 @@ class CornerClassifier:
 class PhotoReader:
     """Images in, card detections out: card outlines read at their index corners (with the
     whole-card classifier ``cards_model`` as a second witness and the pip-suit reader ``pips``
-    as a third for the suit, when there are), then the
-    detector's indices read and paired where no outline was accepted.
+    as a third for the suit, when there are), then the spotter's indices read and paired where
+    no outline was accepted.
 
-    ``min_card_confidence`` is the least probability of a card outline's code, ``min_score`` is
-    the detector's threshold for an index, ``back_score`` for a face-down card,
-    ``min_confidence`` the least classifier probability of an index's code (below it the index
-    is dropped as unreadable unless another index near it agrees at ``min_agreeing``). The
-    defaults were chosen on the *training* split's photos (models/README.md), favouring few
-    false cards over many found ones: a false card stops a game, a missed one only waits for the
-    next frame. (With the reader trained on rendered indices too, 0.95/0.7 → 0.98/0.8 took the
-    false cards of the training split's validation groups from 2/45 to 0/39 and of the rest from
-    6.9% to 3.8%, for 3 points of found cards.)"""
+    ``min_card_confidence`` is the least probability of a card outline's code, ``min_score`` the
+    spotter's least peak for an index, ``back_score`` for a face-down card, ``min_confidence``
+    the least classifier probability of an index's code on its own (below it an index counts
+    only when another index near it agrees at ``min_agreeing``). The defaults were chosen on the
+    *training* split's photos (models/README.md), favouring few false cards over many found
+    ones: a false card stops a game, a missed one only waits for the next frame."""
 
-    detector: Any
     classifier: CornerClassifier
-    det_size: int
-    min_score: float = 0.2
-    min_confidence: float = 0.8
-    back_score: float = 0.5
+    spotter: Any = None
+    min_score: float = SPOT_SCORE
+    min_confidence: float = INDEX_ALONE
+    back_score: float = SPOT_BACK
     min_card_confidence: float = 0.98
     min_agreeing: float = PAIR_AGREE
     cards_model: Any = None
     pips: Any = None
     pip_floor: float = PIP_FLOOR
     pip_court_floor: float = PIP_COURT_FLOOR
-    proposals_read: int = PROPOSALS_READ
 
     @classmethod
-    def load(cls, detector: str | Path | None = None, classifier: str | Path | None = None,
-             threads: int = 1) -> PhotoReader:
+    def load(cls, classifier: str | Path | None = None, spotter: str | Path | None = None,
+             threads: int = 1, cards: Any = None) -> PhotoReader:
+        """The reader of the models in models/ (or those given); ``cards``: a whole-card
+        classifier already loaded (a :class:`vision.classifier.CardClassifier`), else the
+        default one is."""
         from vision.classifier import DEFAULT_MODEL, CardClassifier
-
-        det = _session(Path(detector or DEFAULT_DETECTOR), threads)
-        clf = CornerClassifier.load(classifier, threads)
-        cards = CardClassifier.load(DEFAULT_MODEL, threads) if DEFAULT_MODEL.is_file() else None
+        from vision.index_spotter import IndexSpotter, SpotterError
         from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader
 
+        clf = CornerClassifier.load(classifier, threads)
+        try:
+            spots = IndexSpotter.load(spotter, threads)
+        except SpotterError as exc:
+            raise PhotoModelError(str(exc)) from exc
+        if cards is None and DEFAULT_MODEL.is_file():
+            cards = CardClassifier.load(DEFAULT_MODEL, threads)
         pips = PipSuitReader.load() if DEFAULT_PIP_MODEL.is_file() else None
-        return cls(det, clf, int(det.get_inputs()[0].shape[2]), cards_model=cards, pips=pips)
+        return cls(clf, spots, cards_model=cards, pips=pips)
 
     @property
     def classes(self) -> tuple[str, ...]:
         return self.classifier.classes
 
-    # -------------------------------------------------------------------- stage 1: detector
+    # -------------------------------------------------------------------- stage 1: spotter
 
-    def find(self, image: np.ndarray) -> list[Corner]:
-        """Indices and face-down cards in ``image`` (BGR), after non-maximum suppression."""
-        h, w = image.shape[:2]
-        s = self.det_size
-        scale = s / max(h, w)
-        nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
-        canvas = np.full((s, s, 3), 114, np.uint8)
-        top, left = (s - nh) // 2, (s - nw) // 2
-        canvas[top:top + nh, left:left + nw] = cv2.resize(image, (nw, nh),
-                                                          interpolation=cv2.INTER_AREA)
-        x = cv2.cvtColor(canvas, cv2.COLOR_BGR2RGB).astype(np.float32).transpose(2, 0, 1)[None]
-        out = np.asarray(self.detector.run(None, {self.detector.get_inputs()[0].name: x / 255})[0])
-        pred = out[0].T  # (anchors, 4 + classes): cx, cy, w, h in canvas px, class scores
-        scores = pred[:, 4:]
-        kind = scores.argmax(1)
-        best = scores.max(1)
-        keep = best >= min(self.min_score, self.back_score)
-        pred, kind, best = pred[keep], kind[keep], best[keep]
-        cx, cy, bw, bh = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
-        boxes = np.stack([(cx - bw / 2 - left) / scale, (cy - bh / 2 - top) / scale,
-                          (cx + bw / 2 - left) / scale, (cy + bh / 2 - top) / scale], 1)
-        found: list[Corner] = []
-        for k, name in enumerate(DET_CLASSES):
-            sel = np.flatnonzero(kind == k)
-            if not len(sel):
-                continue
-            xywh = [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])]
-                    for b in boxes[sel]]
-            limit = self.back_score if name == "back" else self.min_score
-            for i in np.asarray(cv2.dnn.NMSBoxes(xywh, best[sel].tolist(), limit, 0.5)).ravel():
-                j = sel[int(i)]
-                found.append(Corner(boxes[j], float(best[j]), name))
-        return found
+    def spot(self, image: np.ndarray) -> list[Corner]:
+        """Indices and face-down cards found by the index spotter (:mod:`vision.index_spotter`),
+        as corners to be read; an index's box is the square of its size grown by
+        :data:`SPOT_GROW` (the spotter sizes an index by √(w·h), the reader's crops are cut
+        around the longer side)."""
+        out = []
+        for s in self.spotter.spots(image, least=min(self.min_score, self.back_score)):
+            box = s.box
+            if s.kind == "index":
+                c, half = (box[:2] + box[2:]) / 2, (box[2] - box[0]) / 2 * SPOT_GROW
+                box = np.float32([c[0] - half, c[1] - half, c[0] + half, c[1] + half])
+            out.append(Corner(box, s.score, s.kind))
+        return out
 
     # -------------------------------------------------------------------- stage 2: classifier
 
-    def propose(self, image: np.ndarray, whole: Sequence[Any], corners: Sequence[Corner]
-                ) -> list[Corner]:
-        """Classical index proposals (:func:`vision.index_proposals.proposals`) that lie in no
-        card of ``whole`` and on none of the detector's indices ``corners``
-        (:data:`PROPOSAL_ON_INDEX`), the :data:`PROPOSALS_READ` least ``none`` by one
-        unturned reading of the network that reads ``none``, as corners of kind ``proposal``
-        (score 1: the reading and the pairing rules of :meth:`cards` decide)."""
-        from vision.index_proposals import proposals
-        from vision.photo_cards import quad_iou
-
-        if self.proposals_read <= 0:
-            return []
-        idx = [c.box for c in corners if c.kind == "index"]
-        boxes = [b for b in proposals(image).boxes
-                 if not any(_contains(d.quad, _centre(b)) for d in whole)
-                 and not any(quad_iou(_box_quad(b), _box_quad(o)) >= PROPOSAL_ON_INDEX
-                             for o in idx)]
-        screen = next((f for f in self.classifier.factors if NONE in f.classes), None)
-        if not boxes or screen is None:
-            return []
-        once = replace(self.classifier, turns=1)
-        none = once.factor_probs(screen, [corner_crop(image, b) for b in boxes])
-        order = np.argsort(none[:, screen.classes.index(NONE)], kind="stable")
-        return [Corner(boxes[i], 1.0, "proposal") for i in order[:self.proposals_read]]
-
     def read_corners(self, image: np.ndarray, corners: Sequence[Corner]) -> list[Corner]:
-        """Each index or proposal with its class probabilities (face-down cards pass
-        through)."""
+        """Each index with its class probabilities (face-down cards pass through)."""
         idx = [c for c in corners if c.kind != "back"]
         probs = self.classifier.classify([corner_crop(image, c.box) for c in idx])
         read = [Corner(c.box, c.score, c.kind, pr.astype(np.float32))
@@ -421,16 +383,15 @@ class PhotoReader:
     def detect(self, image: np.ndarray) -> list[Any]:
         """Every card in ``image`` as :class:`vision.recognise.Detection`, by confidence: the
         card outlines that read as a card (:meth:`read_outlines`), then the cards of the
-        detector's indices and of the classical index proposals (:meth:`propose`) that lie in
-        none of them (a card cut off by the frame, one on top of another)."""
+        spotter's indices (:meth:`spot`) that lie in none of them (a card cut off by the frame,
+        one on top of another, one held in a hand)."""
         if image is None or getattr(image, "ndim", 0) != 3 or image.shape[2] != 3 \
                 or min(image.shape[:2]) < 16:
             raise PhotoImageError("expected a BGR image (H, W, 3) of at least 16x16 pixels, "
                                   f"got {getattr(image, 'shape', type(image).__name__)}")
         whole = self.read_outlines(image)
-        rest = [c for c in self.read_corners(image, self.find(image))
-                if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
-        rest += self.read_corners(image, self.propose(image, whole, rest))
+        found = self.read_corners(image, self.spot(image))
+        rest = [c for c in found if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
         out = whole + self.cards(rest)
         out.sort(key=lambda d: -d.confidence)
         return out
@@ -627,19 +588,14 @@ class PhotoReader:
         return out / np.maximum(out.sum(1, keepdims=True), 1e-12), np.asarray(back, np.float64)
 
     def cards(self, corners: Sequence[Corner]) -> list[Any]:
-        """Read corners → cards: face-down cards as they are, indices above the thresholds
-        paired by code (:func:`_pair`). An index read below ``min_confidence`` still counts
-        when another index within reach reads the same code, each at least
-        ``min_agreeing`` (:data:`PAIR_AGREE`).
+        """Read corners → cards: face-down cards above ``back_score`` as they are, indices
+        above the thresholds paired by code (:func:`_pair`). An index read below
+        ``min_confidence`` still counts when another index within reach reads the same code,
+        each at least ``min_agreeing`` (:data:`PAIR_AGREE`).
 
         WHY: a card's two indices are two independent readings, as an outline's two corners
         are (:func:`corners_agree`); two of 53 codes named alike by both is strong evidence
-        where each alone is unsure (on the training split 29 more cards, 1 more false).
-
-        A proposal (:meth:`propose`) is never a card alone: it only pairs, with a detector's
-        index at ``min_agreeing`` or with another proposal at :data:`PROPOSAL_AGREE`, and only
-        as one card's two indices are placed (:func:`_one_card`); a card with a proposal that
-        overlaps a card already made is dropped."""
+        where each alone is unsure."""
         from vision.recognise import Detection
 
         out: list[Detection] = []
@@ -656,18 +612,9 @@ class PhotoReader:
                 continue
             named.append((c, self.classes[k], float(c.probs[k])))
         agree = partial(_agree, least=self.min_agreeing)
-
-        def alone(r: tuple[Corner, str, float]) -> bool:  # an index that is a card by itself
-            return r[0].kind == "index" and (r[2] >= self.min_confidence or any(
-                o is not r and o[0].kind == "index" and agree(o, r) for o in named))
-
-        groups = _pair(named, agree)
-        # the detector's cards as before; then pairs with a proposal, by confidence
-        groups = [g for g in groups if all(c.kind == "index" for c, _, _ in g)
-                  and (len(g) == 2 or alone(g[0]))] + sorted(
-            (g for g in groups if len(g) == 2 and any(c.kind == "proposal" for c, _, _ in g)),
-            key=lambda g: -min(p for _, _, p in g))
-        for group in groups:
+        for group in _pair(named, agree):
+            if len(group) == 1 and group[0][2] < self.min_confidence:
+                continue
             code = group[0][1]
             conf = float(np.mean([p for _, _, p in group]) * np.mean([c.score for c, _, _ in
                                                                     group]) ** 0.25)
@@ -677,9 +624,6 @@ class PhotoReader:
             else:
                 quad = _order(cv2.boxPoints(cv2.minAreaRect(pts.astype(np.float32))))
             probs = np.mean([c.probs for c, _, _ in group], axis=0)
-            if any(c.kind == "proposal" for c, _, _ in group) and any(
-                    _overlaps(quad, d.quad) for d in out):
-                continue
             out.append(Detection(code, conf, quad, probs=probs))
         out.sort(key=lambda d: -d.confidence)
         return out
@@ -740,19 +684,15 @@ def _pair(readable: list[tuple[Corner, str, float]],
           agree: Callable[[tuple[Corner, str, float], tuple[Corner, str, float]], bool]
           ) -> list[list[tuple[Corner, str, float]]]:
     """Indices of one code paired into cards, each pair one that ``agree`` accepts (as
-    :func:`_agree`), the rest alone: the detector's pairs first, then those with a proposal,
-    closest pairs first within each (so a proposal never takes a detector index from its
-    detector partner)."""
+    :func:`_agree`), closest pairs first; the rest alone."""
     cand = []
     for i, (a, _, _) in enumerate(readable):
         for j in range(i + 1, len(readable)):
-            b = readable[j][0]
             if agree(readable[i], readable[j]):
-                proposed = (a.kind == "proposal") + (b.kind == "proposal")
-                cand.append((proposed, _apart(a.box, b.box), i, j))
+                cand.append((_apart(a.box, readable[j][0].box), i, j))
     used: set[int] = set()
     groups = []
-    for _, _, i, j in sorted(cand):
+    for _, i, j in sorted(cand):
         if i in used or j in used:
             continue
         used |= {i, j}
@@ -763,23 +703,9 @@ def _pair(readable: list[tuple[Corner, str, float]],
 
 def _agree(a: tuple[Corner, str, float], b: tuple[Corner, str, float], least: float) -> bool:
     """Whether two read indices (corner, code, probability) may be one card's two: the same
-    code; two detector indices within :data:`PAIR_REACH`; with a proposal, placed as one card's
-    two indices (:func:`_one_card`) and each read at ``least`` (beside a detector index) or
-    :data:`PROPOSAL_AGREE` (two proposals)."""
-    if a[1] != b[1]:
-        return False
-    if a[0].kind == b[0].kind == "index":
-        return _apart(a[0].box, b[0].box) <= PAIR_REACH
-    both = a[0].kind == b[0].kind == "proposal"
-    return _one_card(a[0].box, b[0].box) and min(a[2], b[2]) >= (
-        PROPOSAL_AGREE if both else least)
-
-
-def _one_card(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two index boxes lie as one card's two indices do: :data:`PROPOSAL_APART` index
-    sizes apart, sizes within :data:`PROPOSAL_SIZES` of each other."""
-    lo, hi = sorted((_size(a), _size(b)))
-    return PROPOSAL_APART[0] <= _apart(a, b) <= PROPOSAL_APART[1] and hi <= PROPOSAL_SIZES * lo
+    code, each read at ``least``, centres within :data:`PAIR_REACH` index sizes."""
+    return a[1] == b[1] and min(a[2], b[2]) >= least \
+        and _apart(a[0].box, b[0].box) <= PAIR_REACH
 
 
 def _apart(a: np.ndarray, b: np.ndarray) -> float:
@@ -885,16 +811,51 @@ def is_standard_set(names: Sequence[str]) -> bool:
     return bool(names) and all(n.upper() in known for n in names)
 
 
-def detect_with_photo_fallback(image: np.ndarray, reader: Any, photo: PhotoReader
-                               ) -> tuple[Any, ...]:
+UNO_SURE = 0.9
+"""In a photo without the mat, the one card the single-card path finds stands for the photo when
+the whole-card classifier gives the UNO faces at least this probability together; otherwise the
+photo reader's cards do (when it finds any). WHY: the photo reader knows standard cards only and
+names one in 6-17% of rendered UNO photos (seeds 7), while the single-card path reads one card
+and, on photos of standard cards, often a wall or a face. Chosen on renders and the CC BY
+training split: the located card's P(UNO) is ≥ 0.5 in 211 of 216 rendered UNO photos (table,
+held, webcam, close-up), and ≥ 0.9 in only 1 in 20 of the CC BY training photos (95th
+percentile 0.895), so 0.9 keeps the single UNO card wherever it is sure and hands a photo of
+standard cards to the photo reader."""
+
+
+def detect_with_photo_fallback(image: np.ndarray, reader: Any,
+                               photo: PhotoReader | Callable[[], PhotoReader],
+                               auto: bool = False) -> tuple[Any, ...]:
     """All cards of a still image: by the mat pipeline when the mat is seen (``reader``, a
-    :class:`vision.recognise.TableReader`), else by their corner indices (``photo``)."""
-    reader.reuse = False
-    reader.geometry = None if reader.corners is None else reader.geometry
-    view = reader.read(image)
-    if view.error is None:
-        return view.detections
-    return tuple(photo.detect(image))
+    :class:`vision.recognise.TableReader`), else by their corner indices (``photo``, or a
+    function that loads it when it is first needed). With
+    ``auto``, a photo whose one located card is surely a UNO face (:data:`UNO_SURE`) is that
+    card (:func:`vision.recognise.single_card_detection`), and so is a photo in which the photo
+    reader finds no card."""
+    from vision.recognise import mat_detections, single_card_detection
+
+    on_mat = mat_detections(image, reader)
+    if on_mat is not None:
+        return on_mat
+    if not isinstance(photo, PhotoReader):
+        photo = photo()
+    if not auto:
+        return tuple(photo.detect(image))
+    single = single_card_detection(image, reader)
+    if single and _uno_share(single[0], reader) >= UNO_SURE:
+        return single
+    return tuple(photo.detect(image)) or single
+
+
+def _uno_share(detection: Any, reader: Any) -> float:
+    """The probability the reader's classifier gives the UNO faces together for ``detection``."""
+    from protocol_runner.cards import uno_faces
+
+    if detection.probs is None:
+        return 0.0
+    uno = {c.code for c in uno_faces()}
+    return float(sum(p for c, p in zip(reader.classes, detection.probs, strict=True)
+                     if c in uno))
 
 
 def photo_options(root: Path, reader: Any, photos: str = "auto", split: str = "all"
@@ -909,7 +870,7 @@ def photo_options(root: Path, reader: Any, photos: str = "auto", split: str = "a
 
     in_split("x", split)  # an unknown split is refused before any image is read
     use = photos == "yes" or (photos == "auto" and is_standard_set(read_names(root / "data.yaml")))
-    detect = partial(detect_with_photo_fallback, reader=reader, photo=PhotoReader.load()) \
-        if use else None
+    detect = partial(detect_with_photo_fallback, reader=reader,
+                     photo=PhotoReader.load(cards=reader.classifier)) if use else None
     keep = None if split == "all" else (lambda path: in_split(path.name, split))
     return detect, keep

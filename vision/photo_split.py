@@ -40,6 +40,13 @@ def split_of(name: str) -> str:
     return "test" if int.from_bytes(digest[:4], "big") % HELD_OUT_EVERY == 0 else "train"
 
 
+def in_validation(name: str) -> bool:
+    """Whether the training photo ``name`` lies in the validation groups of the training split
+    (a tenth of its scene groups, by SHA-1): never trained on by the corner models, they fit
+    their temperatures and choose their thresholds."""
+    return hashlib.sha1(("val" + group_of(name)).encode()).digest()[0] % 10 == 0
+
+
 def in_split(name: str, split: str) -> bool:
     """Whether the photo ``name`` belongs to ``split`` (``train``, ``test`` or ``all``)."""
     if split not in SPLITS:

@@ -338,11 +338,21 @@ def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
 def detect_still(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...]:
     """All cards of one still image: on the mat when its markers (or corners) are seen, else
     the single most card-like region (a photo of one card, as in enrolment)."""
+    on_mat = mat_detections(image, reader)
+    return on_mat if on_mat is not None else single_card_detection(image, reader)
+
+
+def mat_detections(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...] | None:
+    """The cards of a still image read on the mat, or None when the mat is not seen."""
     reader.reuse = False
     reader.geometry = None if reader.corners is None else reader.geometry
     view = reader.read(image)
-    if view.error is None:
-        return view.detections
+    return view.detections if view.error is None else None
+
+
+def single_card_detection(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...]:
+    """The single most card-like region of a photo read as one card (none when no region is
+    card-shaped)."""
     from vision.single_card import SingleCardError, locate_card
 
     try:

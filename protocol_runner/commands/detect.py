@@ -15,8 +15,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "detect",
         help="find and read every card in images (files and/or folders)",
         description="Print one JSON line per image: its size and every card seen (code or BACK, "
-        "confidence, box, quad). Images on the cardtable mat are read by zone; other images are "
-        "read as a photo of one card.",
+        "confidence, box, quad). Images on the cardtable mat are read by zone; a photo without "
+        "the mat is read as one UNO card when the card found is surely UNO, else every standard "
+        "card in it is read by its corner indices.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders of images")
     p.add_argument("--json", action="store_true", help="JSON Lines output (the default format)")
@@ -25,8 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(instead of finding its markers)")
     p.add_argument("--fanned", action="store_true", help="columns overlap, corner indices showing")
     p.add_argument("--photos", action="store_true",
-                   help="images without the mat show standard cards: read every card by its "
-                        "corner indices (vision/photo_detect.py) instead of one card per photo")
+                   help="images without the mat show standard cards: always read every card by "
+                        "its corner indices (vision/photo_detect.py), never as one UNO card")
     p.add_argument("--tiles", action="store_true",
                    help="the images show domino tiles on the mat: codes D00..D66 or BACK")
     p.set_defaults(handler=run)
@@ -71,16 +72,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _card_detector(args: argparse.Namespace, corners: Any) -> Callable[[Any], Sequence[Any]]:
-    """Cards: the mat pipeline, or (``--photos``) corner indices for photos without the mat."""
-    from vision.recognise import TableReader, detect_still
+    """Cards: the mat pipeline; in a photo without the mat, one UNO card or (``--photos``
+    always) every standard card by its corner indices (:func:`detect_with_photo_fallback`)."""
+    from functools import cache
+
+    from vision.photo_detect import PhotoReader, detect_with_photo_fallback
+    from vision.recognise import TableReader
 
     reader = TableReader.load(args.model, corners=corners, fanned=True if args.fanned else None)
-    if not args.photos:
-        return lambda image: detect_still(image, reader)
-    from vision.photo_detect import PhotoReader, detect_with_photo_fallback
-
-    photo = PhotoReader.load()
-    return lambda image: detect_with_photo_fallback(image, reader, photo)
+    photo = cache(lambda: PhotoReader.load(cards=reader.classifier))  # loaded when first needed
+    auto = not args.photos
+    return lambda image: detect_with_photo_fallback(image, reader, photo, auto=auto)
 
 
 def _tile_detector(corners: Any) -> Callable[[Any], Sequence[Any]]:

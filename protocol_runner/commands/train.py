@@ -10,6 +10,7 @@ epoch) for CI and must not be committed.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -33,15 +34,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="tiny smoke-test run (not for committing)")
     p.add_argument("--corners", action="store_true",
                    help="instead: train the photo reader of standard cards without the mat "
-                        "(corner-index detector + corner classifier, vision/train/corners.py)")
+                        "(index spotter + corner classifier, vision/train/corners.py)")
     p.add_argument("--photos", type=Path, default=None,
                    help="--corners: the CC BY photo set (default ../shared/datasets/"
                         "playing-cards-photos-cc-by beside the repository)")
-    p.add_argument("--part", choices=["all", "card", "strip", "pips", "detector", "reader"],
+    p.add_argument("--part", choices=["all", "card", "strip", "pips", "reader", "spotter"],
                    default="all",
                    help="rebuild only the whole-card or the corner-strip classifier, or the "
                         "pip-suit reader of standard table cards (numpy, no .[train] needed); "
-                        "with --corners: only the corner detector or only the rank/suit reader")
+                        "with --corners: only the index spotter or only the rank/suit reader")
     p.set_defaults(handler=run)
 
 
@@ -50,18 +51,17 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--imgsz {args.imgsz} out of range: use 32 to 256")
     if args.part == "pips" and args.corners:
         raise ValueError("--part pips is not a part of the corner models: drop --corners")
-    if args.part in ("detector", "reader") and not args.corners:
+    if args.part in ("reader", "spotter") and not args.corners:
         raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
     if args.part in ("card", "strip") and args.corners:
         raise ValueError(f"--part {args.part} is not a part of the corner models: with "
-                         "--corners give --part all, detector or reader")
+                         "--corners give --part all, spotter or reader")
     if args.part != "pips":  # the pip-suit reader is plain numpy
-        try:
-            import ultralytics  # noqa: F401
-        except ImportError as exc:
-            raise OSError(
-                "cardtable train needs the training extra: pip install -e '.[train]'"
-            ) from exc
+        # the corner models need torch alone; importing ultralytics (the classifiers' trainer)
+        # would also cut torch to one thread (OMP_NUM_THREADS=1), halving training speed here
+        need = "torch" if args.corners else "ultralytics"
+        if importlib.util.find_spec(need) is None:
+            raise OSError("cardtable train needs the training extra: pip install -e '.[train]'")
     recipe = QUICK if args.quick else FULL
     out = args.out or (args.runs / "quick" if args.quick else Path("models"))
     out.mkdir(parents=True, exist_ok=True)
@@ -75,9 +75,12 @@ def run(args: argparse.Namespace) -> int:
 
         corner_meta = train_corners(
             out, (args.runs / "corners").resolve(), args.photos or DEFAULT_PHOTOS,
-            quick=args.quick, epochs=args.epochs, workers=args.workers, log=log,
-            part=args.part)
-        if "val_top1" in corner_meta:
+            quick=args.quick, epochs=args.epochs, log=log, part=args.part)
+        if "val_found" in corner_meta:
+            print(f"index spotter: validation groups {corner_meta['val_found']} of "
+                  f"{corner_meta['val_labels']} indices found, {corner_meta['val_right']} read "
+                  f"right, {corner_meta['val_false']} false")
+        elif "val_top1" in corner_meta:
             print(f"corner classifier: validation top-1 {corner_meta['val_top1']} on "
                   f"{corner_meta['val_crops']} real crops, temperatures "
                   + ", ".join(f"{f['part']} {f['temperature']}"

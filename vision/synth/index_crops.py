@@ -232,6 +232,15 @@ def _place(img: np.ndarray, face: np.ndarray, rng: np.random.Generator
 _GRID = np.mgrid[0:SCENE, 0:SCENE].astype(np.float32) / SCENE
 
 
+def motion_kernel(rng: np.random.Generator) -> np.ndarray:
+    """A line of 3-8 pixels at a random angle (a shaken camera), for ``cv2.filter2D``: its
+    weights sum to about 1, less where the turned line's ends fall off the square."""
+    k = int(rng.integers(3, 9))
+    kernel = np.zeros((k, k), np.float32)
+    kernel[k // 2] = 1 / k
+    rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1)
+    return cv2.warpAffine(kernel, rot, (k, k))
+
 def _camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Light and camera faults on a float image → uint8 BGR, stretched like the CC BY photos."""
     yy, xx = _GRID
@@ -257,11 +266,7 @@ def _camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.6:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.0))
     if rng.random() < 0.15:
-        k = int(rng.integers(3, 9))
-        kernel = np.zeros((k, k), np.float32)
-        kernel[k // 2] = 1 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
-        out = cv2.filter2D(out, -1, cv2.warpAffine(kernel, rot, (k, k)))
+        out = cv2.filter2D(out, -1, motion_kernel(rng))
     stretch = rng.uniform(0.75, 1.0)
     low = rng.uniform(0.6, 1.0)
     sx, sy = (low * stretch, low) if rng.random() < 0.5 else (low, low * stretch)
@@ -323,3 +328,56 @@ def render_crops(count: int, seed: int) -> tuple[list[np.ndarray], list[str]]:
             codes.append(label)
         k += 1
     return crops, codes
+
+
+# ----------------------------------------------------------------------------- whole photos
+
+
+def _back_face(rng: np.random.Generator) -> np.ndarray:
+    """A face-down card at :data:`FACE`: a patterned back drawn in code, or a plain one (like
+    the black deck of the photos)."""
+    from vision.synth.faces import render_standard
+
+    if rng.random() < 0.5:
+        return render_standard("BACK", FACE, rng)
+    face = np.full((FACE[1], FACE[0], 3), 255, np.uint8)
+    return _recolour(face, rng, dark=rng.random() < 0.7)
+
+
+def table_photo(rng: np.random.Generator, cards: int | None = None
+                ) -> tuple[np.ndarray, list[tuple[str, Box]]]:
+    """A rendered :data:`SCENE`-px photo of ``cards`` (1-5 when None) standard cards, some face
+    down, lying at any angle and overlapping, and its labels as the CC BY photos label theirs:
+    (code, box) of every printed index whose centre no later card covers, and (``BACK``, box)
+    of every face-down card left more than half visible."""
+    img = _table(rng)
+    n = int(rng.integers(1, 6)) if cards is None else cards
+    placed: list[tuple[str, list[np.ndarray], np.ndarray]] = []
+    w, h = FACE
+    for _ in range(n):
+        if rng.random() < 0.15:
+            m, quad = _place(img, _back_face(rng), rng)
+            placed.append(("BACK", [quad], quad))
+            continue
+        code = CODES[int(rng.integers(len(CODES)))]
+        face, (x0, y0, x1, y1) = card_face(code, rng)
+        m, quad = _place(img, face, rng)
+        tl = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        marks = [cv2.perspectiveTransform(p[None], m)[0] for p in (tl, np.float32([w, h]) - tl)]
+        placed.append((code, marks, quad))
+    photo = _camera(img, rng)
+    labels: list[tuple[str, Box]] = []
+    for k, (code, marks, _) in enumerate(placed):
+        above = [q for _, _, q in placed[k + 1:]]
+        for p in marks:
+            c = p.mean(0)
+            if not (0 <= c[0] < SCENE and 0 <= c[1] < SCENE):
+                continue
+            probe = [c] if code != "BACK" else list(p) + [c]
+            hidden = sum(any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(x), float(y)),
+                                                  False) >= 0 for q in above) for x, y in probe)
+            if hidden > len(probe) // 2:
+                continue
+            labels.append((code, (float(p[:, 0].min()), float(p[:, 1].min()),
+                                  float(p[:, 0].max()), float(p[:, 1].max()))))
+    return photo, labels

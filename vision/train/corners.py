@@ -1,33 +1,28 @@
-"""Train the photo reader of standard cards without the mat: a corner-index detector and a
-corner classifier, both from the CC BY photos' training split (plus renders of the MIT scans).
+"""Train the photo reader of standard cards without the mat: the index spotter
+(:mod:`vision.train.spotter`, which finds every printed corner index) and the corner classifier
+that reads each index, both from the CC BY photos' training split (plus renders).
 
-WHY two small networks and not one 54-class detector: a detector of 54 classes cannot be trained
-from scratch on this 2-core CPU in a session, but a detector of *two* classes — "a printed corner
-index (or the word Joker)" and "a face-down card" — learns where to look from a few hundred
-photos, and classifiers of small corner crops learn *what* it is from a few thousand crops,
-cheaply: one for the rank, one for the suit (see :class:`vision.photo_detect.CornerClassifier`
-for why two). The detector is YOLOv8n from its YAML at 416 px; the reader is one small torch
-trunk with a rank head and a suit head (:func:`_network`) on
+WHY a classifier of crops beside the spotter: the spotter finds indices at every size in one
+pass, but what an index says is read best from a crop cut around it at the index's own scale.
+The reader is one small torch trunk with a rank head and a suit head (:func:`_network`; see
+:class:`vision.photo_detect.CornerClassifier` for why two factors) on
 :data:`vision.photo_detect.CORNER_SIZE` px crops read at :data:`READER_SIZE`. No pretrained
-weights, nothing downloaded (``YOLO_OFFLINE``, ``plots=False``).
+weights, nothing downloaded.
 
 Data: ``playing-cards-photos-cc-by`` (CC BY 4.0, Roboflow Universe "Card Detection v12" by
 cadyzedevelopmenthub, via Ammememe/CardCounterML), only photos of the ``train`` split of
-:mod:`vision.photo_split`; a tenth of those groups also serve as ultralytics' validation set (for
-its log only: the last weights are exported, nothing is selected on held-out photos); the
-reader's crops of those groups fit its temperatures and measure it. Rendered index crops
-(:mod:`vision.synth.index_crops`: the MIT-licensed scans of ``vision/synth/assets/standard/``
-recoloured, and indices drawn in the shipped DejaVu fonts, at every angle, size and camera
-fault) outnumber the real crops: the two real decks and few hundred scenes alone taught the
-reader the scenes, not the glyphs (a quarter of unseen scenes' indices read right).
+:mod:`vision.photo_split`; the crops of its validation groups
+(:func:`vision.photo_split.in_validation`) are never trained on: they fit the temperatures and
+measure the reader. Rendered index crops (:mod:`vision.synth.index_crops`: the MIT-licensed
+scans of ``vision/synth/assets/standard/`` recoloured, and indices drawn in the shipped DejaVu
+fonts, at every angle, size and camera fault) outnumber the real crops: the two real decks and
+few hundred scenes alone taught the reader the scenes, not the glyphs (a quarter of unseen
+scenes' indices read right).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,15 +36,12 @@ from vision.photo_cards import card_quads, cut, index_squares
 from vision.photo_detect import (
     CORNER_CLASSES,
     CORNER_SIZE,
-    DET_CLASSES,
     NONE,
     corner_crop,
     part_of,
 )
-from vision.photo_split import group_of, split_of
+from vision.photo_split import in_validation, split_of
 from vision.synth.index_crops import jitter_box, render_crops
-
-os.environ.setdefault("YOLO_OFFLINE", "1")
 
 DEFAULT_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / \
     "playing-cards-photos-cc-by"
@@ -81,78 +73,7 @@ def train_images(root: Path) -> list[Path]:
     return sorted(p for p in (root / "images").rglob("*.jpg") if split_of(p.name) == "train")
 
 
-def _is_val(name: str) -> bool:
-    return hashlib.sha1(("val" + group_of(name)).encode()).digest()[0] % 10 == 0
-
-
-# ----------------------------------------------------------------------------- detector
-
-
-def build_detector_data(root: Path, out: Path) -> Path:
-    """YOLO folder of the training photos with labels mapped to :data:`DET_CLASSES`."""
-    names = _names(root)
-    if out.exists():
-        shutil.rmtree(out)
-    for sub in ("train", "val"):
-        (out / sub / "images").mkdir(parents=True)
-        (out / sub / "labels").mkdir(parents=True)
-    for i, image in enumerate(train_images(root)):
-        rows = []
-        for k, cx, cy, w, h in _labels(root, image):
-            cls = 1 if names[k] == "BACK" else 0
-            rows.append(f"{cls} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
-        subs = ("train", "val") if _is_val(image.name) else ("train",)
-        for sub in subs:
-            dst = out / sub / "images" / f"{i:04d}.jpg"
-            os.symlink(image.resolve(), dst)
-            (out / sub / "labels" / f"{i:04d}.txt").write_text("\n".join(rows) + "\n")
-    yaml = out / "data.yaml"
-    yaml.write_text(f"path: {out.resolve()}\ntrain: train/images\nval: val/images\n"
-                    f"names:\n" + "".join(f"  {k}: {n}\n" for k, n in enumerate(DET_CLASSES)))
-    return yaml
-
-
-def train_detector(data_yaml: Path, runs: Path, imgsz: int, epochs: int, hours: float | None,
-                   workers: int) -> Path:
-    """YOLOv8n from its YAML on the corner-index data; returns the last weights.
-
-    ``hours`` (when given) caps the training time: ultralytics then fits the number of epochs
-    and the learning-rate schedule into it, so a busy CPU gets fewer epochs, not a cut-off one.
-    A GPU is used when there is one."""
-    import torch
-    from ultralytics import YOLO
-    from ultralytics.utils import SETTINGS
-
-    SETTINGS.update({"sync": False})
-    model = YOLO("yolov8n.yaml")
-    extra = {"time": hours} if hours else {}
-    model.train(
-        data=str(data_yaml), imgsz=imgsz, epochs=epochs, batch=16, workers=workers,
-        device="0" if torch.cuda.is_available() else "cpu", project=str(runs),
-        name="corner_det", exist_ok=True, pretrained=False,
-        amp=False, plots=False, seed=0, deterministic=False, verbose=False, patience=1000,
-        cache="ram", degrees=15.0, fliplr=0.5, mosaic=1.0, close_mosaic=2, scale=0.5,
-        optimizer="AdamW", lr0=0.002, warmup_epochs=1, cos_lr=False, **extra,
-    )
-    return runs / "corner_det" / "weights" / "last.pt"
-
-
-def export_detector(weights: Path, out: Path, imgsz: int) -> None:
-    """ONNX of the detector (raw YOLOv8 head output; NMS is done by :mod:`vision.photo_detect`)."""
-    from ultralytics import YOLO
-
-    path = YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=17, simplify=False,
-                                     dynamic=False, device="cpu")
-    quantise(Path(path), out)
-
-
-def quantise(path: Path, out: Path) -> None:
-    """``path`` with 8-bit weights at ``out``: a quarter of the size (the detector is 12 MB in
-    float32, 3.2 MB here), and on the held-out photos the same cards found within 1 of 504."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    quantize_dynamic(str(path), str(out), weight_type=QuantType.QUInt8)
+# ----------------------------------------------------------------------------- export
 
 
 # ----------------------------------------------------------------------------- classifier
@@ -213,8 +134,9 @@ class CropSet:
 def build_crops(root: Path, per_label: int, per_quad: int, rendered: int, negatives: int,
                 seed: int = 0, log: Log = print) -> dict[str, CropSet]:
     """Crops of the training split (``train``) and of its validation groups (``val``, cut once,
-    unjittered): labelled indices cut as the detector's boxes would be (``per_label`` jittered
-    copies), the four index crops of every card outline the finder sees
+    unjittered): labelled indices cut as the spotter's boxes would be (``per_label`` copies,
+    jittered, turned any way and mirrored half the time: the spotter finds indices at every
+    angle, and webcams mirror), the four index crops of every card outline the finder sees
     (:mod:`vision.photo_cards`, ``per_quad`` copies with the outline's corners jittered), crops
     of empty table (``none``), and about ``rendered`` crops of rendered cards
     (:mod:`vision.synth.index_crops`: MIT scans and drawn indices, every angle and camera
@@ -227,7 +149,7 @@ def build_crops(root: Path, per_label: int, per_quad: int, rendered: int, negati
         if image is None:
             continue
         H, W = image.shape[:2]
-        val = _is_val(image_path.name)
+        val = in_validation(image_path.name)
         out = sets["val" if val else "train"]
         boxes = []
         for k, cx, cy, bw, bh in _labels(root, image_path):
@@ -235,8 +157,11 @@ def build_crops(root: Path, per_label: int, per_quad: int, rendered: int, negati
             if names[k] == "BACK":
                 continue
             boxes.append((names[k], box))
-            for _ in range(1 if val else per_label * (3 if names[k] == "JK" else 1)):
-                out.add(names[k], corner_crop(image, box if val else jitter_box(box, rng)))
+            if val:
+                out.add(names[k], corner_crop(image, box))
+            for _ in range(0 if val else per_label * (3 if names[k] == "JK" else 1)):
+                out.add(names[k], corner_crop(image, jitter_box(box, rng),
+                                              float(rng.uniform(0, 360)), rng.random() < 0.5))
         for found in card_quads(image, masks=READER_MASKS):
             for _ in range(1 if val else per_quad):
                 quad = found.quad
@@ -311,7 +236,7 @@ def _tensor(crops: list[np.ndarray], size: int) -> Any:
 
 def _augment_batch(x: Any, gen: Any) -> Any:
     """Quarter turns, exposure, colour cast, contrast, down-scaling and noise, per crop.
-    WHY turns: the detector's crops lie as the cards lie, at any angle, and the photos hold too
+    WHY turns: the spotter's crops lie as the cards lie, at any angle, and the photos hold too
     few of each code to show every one; an index turned is still that index. The reader still
     reads each crop at :data:`READER_TURNS` quarter turns."""
     import torch
@@ -320,6 +245,8 @@ def _augment_batch(x: Any, gen: Any) -> Any:
     n, _, s, _ = x.shape
     turns = torch.randint(0, 4, (n,), generator=gen)
     x = x.clone()
+    mirror = torch.rand(n, generator=gen) < 0.5
+    x[mirror] = torch.flip(x[mirror], (3,))
     for k in (1, 2, 3):
         sel = turns == k
         if bool(sel.any()):
@@ -375,34 +302,34 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
         log(f"corner reader epoch {epoch + 1}/{epochs}: loss {total / len(x):.3f} "
             f"({time.time() - t0:.0f} s)")
     net.eval()
-    entries = []
-    for part, classes, head in (("rank", ranks, 0), ("suit", suits, 1)):
-        path = out_dir / f"corner_{part}.onnx"
-        _export_head(net, head, size, path)
-        entries.append({"model": path.name, "part": part, "classes": classes,
-                        "temperature": 1.0})
-    return entries
+    path = out_dir / READER_FILE
+    _export_reader(net, size, path)
+    return [{"model": path.name, "output": head, "part": part, "classes": classes,
+             "temperature": 1.0}
+            for part, classes, head in (("rank", ranks, 0), ("suit", suits, 1))]
 
 
-def _export_head(net: Any, head: int, size: int, out: Path) -> None:
-    """One head of the trunk as ONNX: (N, 3, size, size) RGB in [0, 1] → softmax."""
+def _export_reader(net: Any, size: int, out: Path) -> None:
+    """The trunk and both heads as one ONNX: (N, 3, size, size) RGB in [0, 1] → (rank, suit)
+    softmax. WHY one file in float32: the two heads share the trunk, so one run reads both
+    (two files ran it twice), and onnxruntime's 8-bit convolutions ran 1.7 times slower than
+    float32 ones on this CPU (128 crops of 48 px: 174 against 100 ms)."""
     import torch
 
-    class Head(torch.nn.Module):
+    class Both(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.net = net
 
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return torch.softmax(self.net(x)[head], 1)
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            rank, suit = self.net(x)
+            return torch.softmax(rank, 1), torch.softmax(suit, 1)
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".f32.onnx")
-    torch.onnx.export(Head().eval(), torch.zeros(1, 3, size, size), str(tmp), opset_version=17,
-                      input_names=["images"], output_names=["probs"],
-                      dynamic_axes={"images": {0: "n"}, "probs": {0: "n"}}, dynamo=False)
-    quantise(tmp, out)
-    tmp.unlink()
+    torch.onnx.export(Both().eval(), torch.zeros(1, 3, size, size), str(out), opset_version=17,
+                      input_names=["images"], output_names=["rank", "suit"],
+                      dynamic_axes={"images": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}},
+                      dynamo=False)
 
 
 def calibrate_classifier(meta_path: Path, val: CropSet) -> dict:
@@ -432,27 +359,26 @@ def calibrate_classifier(meta_path: Path, val: CropSet) -> dict:
     return meta
 
 
-FULL = {"det_imgsz": 416, "det_epochs": 60, "det_hours": 1.2, "cls_epochs": 20,
-        "per_label": 3, "per_quad": 3, "rendered": 16000, "negatives": 1}
-QUICK = {"det_imgsz": 128, "det_epochs": 1, "det_hours": None, "cls_epochs": 1,
-         "per_label": 1, "per_quad": 1, "rendered": 200, "negatives": 1}
-READER_SIZE = 32
-"""Input side of the rank and suit networks (the 48-px crops are resized to it)."""
+FULL = {"cls_epochs": 20, "per_label": 10, "per_quad": 3, "rendered": 16000, "negatives": 1}
+QUICK = {"cls_epochs": 1, "per_label": 1, "per_quad": 1, "rendered": 200, "negatives": 1}
+READER_SIZE = 48
+"""Input side of the rank and suit networks: the 48-px crops as they are (32 px until the tenth
+session; at 48 the validation groups' index crops read 76.7% right instead of 57.4%, with the
+same trunk, data and 20 epochs)."""
 READER_TURNS = 4
 """Quarter turns each crop is read at, log-probabilities averaged (``turns`` in the JSON):
 chosen on the validation groups of the training split, where reading the 317 index crops at
 four turns instead of one read 52.7% right instead of 41.0% (the networks learn every turn)."""
-PARTS = ("all", "detector", "reader")
+PARTS = ("all", "reader", "spotter")
+READER_FILE = "corner_reader.onnx"
 
 
 def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quick: bool = False,
-                  epochs: int | None = None, workers: int = 2, log: Log = print,
-                  part: str = "all") -> dict:
+                  epochs: int | None = None, log: Log = print, part: str = "all") -> dict:
     """The whole recipe: data from the training split, both trainings, ONNX + JSON in
-    ``out_dir`` (``corner_detector.onnx``, ``corner_{rank,suit}.onnx``,
-    ``corner_classifier.json``). ``epochs`` replaces the detector's time cap by that many epochs
-    (for a machine with a GPU). ``part`` rebuilds only the ``detector`` or only the ``reader``
-    (rank and suit networks)."""
+    ``out_dir`` (``index_spotter.{onnx,json}``, ``corner_{rank,suit}.onnx``,
+    ``corner_classifier.json``). ``epochs`` replaces the reader's number of epochs. ``part``
+    rebuilds only the ``spotter`` or only the ``reader`` (rank and suit networks)."""
     if part not in PARTS:
         raise ValueError(f"unknown part {part!r}: use one of {', '.join(PARTS)}")
     if not (photos / "data.yaml").is_file():
@@ -460,21 +386,19 @@ def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quic
                       "models (give their folder with --photos)")
     r = QUICK if quick else FULL
     t0 = time.time()
-    if part in ("all", "detector"):
-        yaml = build_detector_data(photos, runs / "corner_det_data")
-        det = train_detector(yaml, runs, int(r["det_imgsz"]), epochs or int(r["det_epochs"]),
-                             None if epochs else r["det_hours"], workers)
-        export_detector(det, out_dir / "corner_detector.onnx", int(r["det_imgsz"]))
-        log(f"corner detector trained and exported in {time.time() - t0:.0f} s")
+    if part in ("all", "spotter"):
+        from vision.train.spotter import build_spotter
+
+        spotter = build_spotter(out_dir, runs / "spotter", photos, quick, log)
+        if part == "spotter":
+            return spotter
     meta_path = out_dir / "corner_classifier.json"
-    if part == "detector":
-        return json.loads(meta_path.read_text()) if meta_path.is_file() else {}
     t1 = time.time()
     sets = build_crops(photos, int(r["per_label"]), int(r["per_quad"]), int(r["rendered"]),
                        int(r["negatives"]), log=log)
     log(f"corner crops: {len(sets['train'].codes)} training, {len(sets['val'].codes)} "
         f"validation ({time.time() - t1:.0f} s)")
-    factors = train_reader(sets, out_dir, READER_SIZE, int(r["cls_epochs"]), log)
+    factors = train_reader(sets, out_dir, READER_SIZE, epochs or int(r["cls_epochs"]), log)
     meta_path.write_text(json.dumps({"classes": list(CORNER_CLASSES), "input_size": READER_SIZE,
                                      "crop_size": CORNER_SIZE, "turns": READER_TURNS,
                                      "factors": factors},
