@@ -38,6 +38,7 @@ from vision.photo_detect import (
     corner_crop,
     greyscale,
     is_standard_set,
+    one_per_code,
     part_of,
 )
 from vision.photo_split import group_of, in_split, split_of
@@ -576,3 +577,29 @@ def test_detect_reads_a_uno_photo_as_one_card_and_standard_photos_by_their_indic
     forced = json.loads(capsys.readouterr().out)
     assert auto[1]["detections"] == forced["detections"]
     assert len(forced["detections"]) >= 2
+
+
+def _rect(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    return np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+
+
+@pytest.mark.parametrize(("first", "second", "kept"), [
+    # an inner-frame outline and the spotter's pair of the indices just outside it: one card
+    (("5C", 0.99, (20, 30, 80, 110)), ("5C", 0.9, (5, 5, 95, 135)), 1),
+    (("JK", 0.8, (0, 0, 40, 40)), ("JK", 0.81, (10, 5, 50, 45)), 1),  # one word spotted twice
+    (("5C", 0.99, (20, 30, 80, 110)), ("5D", 0.9, (5, 5, 95, 135)), 2),  # two faces overlap
+    (("5C", 0.99, (0, 0, 60, 90)), ("5C", 0.9, (200, 0, 260, 90)), 2),  # apart: two decks
+    (("BACK", 0.7, (0, 0, 60, 90)), ("BACK", 0.6, (20, 10, 80, 100)), 2),  # backs stay apart
+])
+def test_a_card_seen_twice_is_one_card(first: tuple, second: tuple, kept: int) -> None:
+    from vision.recognise import Detection
+
+    found = [Detection(code, conf, _rect(*box)) for code, conf, box in (first, second)]
+    out = one_per_code(found)
+    assert len(out) == kept
+    assert [d.confidence for d in out] == sorted((d.confidence for d in out), reverse=True)
+    if kept == 1:
+        assert out[0].confidence == max(first[1], second[1])
+        corners = np.concatenate([d.quad for d in found])
+        assert all(cv2.pointPolygonTest(out[0].quad.reshape(-1, 1, 2), (float(x), float(y)),
+                                        True) >= -0.01 for x, y in corners)
