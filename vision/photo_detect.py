@@ -391,9 +391,9 @@ class PhotoReader:
             raise PhotoImageError("expected a BGR image (H, W, 3) of at least 16x16 pixels, "
                                   f"got {getattr(image, 'shape', type(image).__name__)}")
         whole = self.read_outlines(image)
-        found = self.read_corners(image, self.spot(image))
-        rest = [c for c in found if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
-        return one_per_code(whole + self.cards(rest))
+        rest = [c for c in self.spot(image)
+                if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
+        return one_per_code(whole + self.cards(self.read_corners(image, rest)))
 
     def read_outlines(self, image: np.ndarray) -> list[Any]:
         """Cards found as whole outlines (:mod:`vision.photo_cards`) and read at both index
