@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -131,3 +133,48 @@ def test_detect_fails_only_if_nothing_readable(tmp_path: Path,
     assert main(["detect", str(tmp_path / "x.png"), str(tmp_path / "missing.jpg")]) == 1
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [("error" in x) for x in out] == [True, True]
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("argv", "rc", "says"),
+    [
+        (["--count", "1", "--repeat", "1", "--json"], 0, None),
+        (["--count", "0"], 2, "at least 1"),
+    ],
+)
+def test_bench_vision_times_detect_as_a_user_runs_it(
+        scene_dir: Path, argv: list[str], rc: int, says: str | None,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``bench-vision --detect`` runs ``cardtable detect`` as a fresh process per image."""
+    from protocol_runner.cli import main
+
+    assert main(["bench-vision", "--detect", str(scene_dir / "a_table.jpg"), *argv]) == rc
+    out = capsys.readouterr()
+    if says:
+        assert says in out.err
+        return
+    figures = json.loads(out.out)
+    assert figures["images"] == 1 and figures["runs_per_image"] == 1
+    assert figures["cards_found"] == 12
+    assert 0 < figures["min_s_per_image"] <= figures["median_s_per_image"]
+
+
+@needs_model
+def test_bench_vision_detect_reports_a_failing_image(
+        scene_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from protocol_runner.cli import main
+
+    assert main(["bench-vision", "--detect", str(scene_dir / "c_broken.png")]) == 2
+    assert "no image could be read" in capsys.readouterr().err
+
+
+@needs_model
+def test_detect_exits_cleanly_at_once(tmp_path: Path) -> None:
+    """A process that reads no image ends before OpenCV's Lab tables are built (the thread of
+    :func:`vision.single_card.build_lab_tables`): it must still end with its own error, not an
+    abort from a thread killed inside OpenCV."""
+    done = subprocess.run([sys.executable, "-m", "protocol_runner.cli", "detect",
+                           str(tmp_path / "missing.jpg")], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "cardtable: error: no image could be read"

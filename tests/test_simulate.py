@@ -1,5 +1,6 @@
 """``cardtable simulate``: JSON per CONVENTIONS.md, statistics on 20,000 runs, bad input."""
 
+import argparse
 import json
 import math
 import shutil
@@ -208,3 +209,30 @@ def test_simulator_agrees_with_the_exact_distribution(
     assert set(seen) == set(exact)
     stat = sum((seen[k] - runs * p) ** 2 / (runs * p) for k, p in exact.items())
     assert stat < chi2_critical(len(exact) - 1)
+
+
+@pytest.mark.parametrize(
+    ("command", "registered"),
+    [
+        ("detect", ["detect"]),
+        ("bench-vision", ["bench-vision"]),
+        ("simulate", ["simulate"]),
+        (None, None),  # `cardtable --help`: every command
+        ("detec", None),  # a typo: every command, so argparse can list them
+    ],
+)
+def test_parser_registers_only_the_command_run(command: str | None,
+                                               registered: list[str] | None) -> None:
+    from protocol_runner.cli import COMMAND_MODULES, build_parser
+
+    sub = next(a for a in build_parser(command)._actions
+               if isinstance(a, argparse._SubParsersAction))
+    every = [m.replace("_", "-") for m in COMMAND_MODULES]
+    assert list(sub.choices) == (registered or every)
+
+
+def test_a_mistyped_command_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["detec", "x.jpg"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "invalid choice: 'detec'" in err and "'detect'" in err

@@ -78,7 +78,9 @@ def _card_detector(args: argparse.Namespace, corners: Any) -> Callable[[Any], Se
 
     from vision.photo_detect import PhotoReader, detect_with_photo_fallback
     from vision.recognise import TableReader
+    from vision.single_card import build_lab_tables
 
+    build_lab_tables()  # while the models load
     reader = TableReader.load(args.model, corners=corners, fanned=True if args.fanned else None)
     photo = cache(lambda: PhotoReader.load(cards=reader.classifier))  # loaded when first needed
     auto = not args.photos

@@ -268,8 +268,8 @@ def _augment_batch(x: Any, gen: Any) -> Any:
 
 def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int,
                  log: Log = print) -> list[dict]:
-    """Train the rank and suit heads together; export each as its own ONNX (softmax output,
-    8-bit weights) into ``out_dir``; returns their entries of the classifier JSON."""
+    """Train the rank and suit heads together; export them as one float32 ONNX into
+    ``out_dir`` (:func:`_export_reader`); returns their entries of the classifier JSON."""
     import torch
     import torch.nn.functional as F
 
