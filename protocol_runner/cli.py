@@ -43,7 +43,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     WHY alone: each subcommand's module imports what its options need (the protocols and games
     for ``simulate``); ``cardtable detect photo.jpg`` should not pay for the others' imports
-    (about 0.05 s of its one second)."""
+    (0.035 s: 0.04 s for every command's parser against 0.006 s for ``detect``'s)."""
     parser = argparse.ArgumentParser(
         prog="cardtable",
         description="Virtual players for real card tables: protocols, camera checks, dashboard.",

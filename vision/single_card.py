@@ -39,19 +39,17 @@ import numpy as np
 from vision.classifier import apply_gain, geometric_mean
 
 
-def build_lab_tables() -> threading.Thread:
-    """Have OpenCV build its Lab conversion tables in a background thread, and return it.
+def build_lab_tables() -> None:
+    """Have OpenCV build its Lab conversion tables in a background thread.
 
-    WHY: OpenCV builds them on the first Lab conversion of a process, which takes about 0.17 s
+    WHY: OpenCV builds them on the first Lab conversion of a process, which takes 0.1-0.17 s
     on this CPU, and the card locator (:func:`_cluster_proposals`) and the pip reader need
     them. ``cardtable detect`` reads one photo per process: started before the models load
     (OpenCV releases the GIL while it works), the tables are ready when first needed. Not a
     daemon: a process that ends at once (no readable image) waits for it, since a thread
     killed inside OpenCV at exit aborts the process."""
-    warm = threading.Thread(target=cv2.cvtColor, args=(np.zeros((1, 1, 3), np.uint8),
-                                                        cv2.COLOR_BGR2Lab))
-    warm.start()
-    return warm
+    threading.Thread(target=cv2.cvtColor,
+                     args=(np.zeros((1, 1, 3), np.uint8), cv2.COLOR_BGR2Lab)).start()
 
 
 CARD_ASPECT = (1.3, 1.7)  # long side / short side: standard 1.40, UNO 1.55

@@ -241,6 +241,7 @@ def motion_kernel(rng: np.random.Generator) -> np.ndarray:
     rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1)
     return cv2.warpAffine(kernel, rot, (k, k))
 
+
 def _camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Light and camera faults on a float image → uint8 BGR, stretched like the CC BY photos."""
     yy, xx = _GRID

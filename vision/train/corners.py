@@ -55,7 +55,9 @@ def _names(root: Path) -> list[str]:
     return read_names(root / "data.yaml")
 
 
-def _labels(root: Path, image: Path) -> list[tuple[int, float, float, float, float]]:
+def yolo_boxes(root: Path, image: Path) -> list[tuple[int, float, float, float, float]]:
+    """The labelled boxes of ``image`` (class, centre x, centre y, width, height, all but the
+    class as shares of the photo); no label file means none."""
     path = root / "labels" / image.relative_to(root / "images")
     path = path.with_suffix(".txt")
     if not path.exists():
@@ -71,9 +73,6 @@ def _labels(root: Path, image: Path) -> list[tuple[int, float, float, float, flo
 def train_images(root: Path) -> list[Path]:
     """The photos of the training split, sorted."""
     return sorted(p for p in (root / "images").rglob("*.jpg") if split_of(p.name) == "train")
-
-
-# ----------------------------------------------------------------------------- export
 
 
 # ----------------------------------------------------------------------------- classifier
@@ -152,7 +151,7 @@ def build_crops(root: Path, per_label: int, per_quad: int, rendered: int, negati
         val = in_validation(image_path.name)
         out = sets["val" if val else "train"]
         boxes = []
-        for k, cx, cy, bw, bh in _labels(root, image_path):
+        for k, cx, cy, bw, bh in yolo_boxes(root, image_path):
             box = ((cx - bw / 2) * W, (cy - bh / 2) * H, (cx + bw / 2) * W, (cy + bh / 2) * H)
             if names[k] == "BACK":
                 continue
@@ -377,9 +376,9 @@ READER_FILE = "corner_reader.onnx"
 def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quick: bool = False,
                   epochs: int | None = None, log: Log = print, part: str = "all") -> dict:
     """The whole recipe: data from the training split, both trainings, ONNX + JSON in
-    ``out_dir`` (``index_spotter.{onnx,json}``, ``corner_{rank,suit}.onnx``,
+    ``out_dir`` (``index_spotter.{onnx,json}``, ``corner_reader.onnx``,
     ``corner_classifier.json``). ``epochs`` replaces the reader's number of epochs. ``part``
-    rebuilds only the ``spotter`` or only the ``reader`` (rank and suit networks)."""
+    rebuilds only the ``spotter`` or only the ``reader`` (one network, rank and suit heads)."""
     if part not in PARTS:
         raise ValueError(f"unknown part {part!r}: use one of {', '.join(PARTS)}")
     if not (photos / "data.yaml").is_file():

@@ -33,7 +33,7 @@ from vision.index_spotter import (
     STRIDE,
     SUITS,
 )
-from vision.photo_split import in_validation, split_of
+from vision.photo_split import in_validation
 from vision.synth.index_crops import motion_kernel, table_photo
 
 Log = Callable[[str], None]
@@ -74,26 +74,17 @@ def load_photos(root: Path, val: bool) -> list[Photo]:
     """The training split's photos (``val``: only its validation groups,
     :func:`vision.photo_split.in_validation`, else all the rest)."""
     from vision.evaluate import read_names
+    from vision.train.corners import train_images, yolo_boxes
 
     names = read_names(root / "data.yaml")
     out = []
-    for path in sorted((root / "images").rglob("*.jpg")):
-        if split_of(path.name) != "train" or in_validation(path.name) != val:
-            continue
-        image = cv2.imread(str(path))
-        if image is None:
+    for path in train_images(root):
+        if in_validation(path.name) != val or (image := cv2.imread(str(path))) is None:
             continue
         h, w = image.shape[:2]
-        label = (root / "labels" / path.relative_to(root / "images")).with_suffix(".txt")
-        rows = []
-        for line in label.read_text().splitlines() if label.exists() else []:
-            p = line.split()
-            if len(p) != 5:
-                continue
-            cx, cy, bw, bh = (float(v) for v in p[1:])
-            kind, rank, suit = code_parts(names[int(p[0])])
-            rows.append((kind, rank, suit, (cx - bw / 2) * w, (cy - bh / 2) * h,
-                         (cx + bw / 2) * w, (cy + bh / 2) * h))
+        rows = [(*code_parts(names[k]), (cx - bw / 2) * w, (cy - bh / 2) * h,
+                 (cx + bw / 2) * w, (cy + bh / 2) * h)
+                for k, cx, cy, bw, bh in yolo_boxes(root, path)]
         out.append(Photo(image, np.asarray(rows, np.float32).reshape(-1, 7), path.name))
     return out
 
@@ -319,7 +310,6 @@ def train_spotter(root: Path, runs: Path, steps: int = 6000, batch: int = 16, se
     import torch
 
     torch.manual_seed(seed)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     photos = load_photos(root, val=False)
     log(f"spotter: {len(photos)} training photos, "
         f"{sum(len(p.boxes) for p in photos)} boxes")
@@ -379,15 +369,21 @@ def _matches(spots: list[Any], photo: Photo, least: float) -> list[tuple[int, An
     """Each labelled index of ``photo`` (its row number) with the highest spot of kind index at
     ``least`` whose centre lies within half the label's size of the label's centre, or None."""
     out = []
-    for n, (kind, _, _, x0, y0, x1, y1) in enumerate(photo.boxes):
-        if kind != 0:
+    for n, row in enumerate(photo.boxes):
+        if row[0] != 0:
             continue
-        c = np.float32([(x0 + x1) / 2, (y0 + y1) / 2])
-        reach = max(0.5 * math.sqrt((x1 - x0) * (y1 - y0)), 6.0)
-        near = [s for s in spots if s.kind == "index" and s.score >= least
-                and np.linalg.norm((s.box[:2] + s.box[2:]) / 2 - c) <= reach]
+        near = [s for s in spots if s.kind == "index" and s.score >= least and _on(s, row)]
         out.append((n, max(near, key=lambda s: s.score) if near else None))
     return out
+
+
+def _on(spot: Any, row: np.ndarray) -> bool:
+    """Whether a spot's centre lies within half the size of the labelled box ``row`` (a
+    :class:`Photo` box row) of that box's centre (6 px at least)."""
+    x0, y0, x1, y1 = (float(v) for v in row[3:7])
+    reach = max(0.5 * math.sqrt((x1 - x0) * (y1 - y0)), 6.0)
+    c = (spot.box[:2] + spot.box[2:]) / 2
+    return float(np.linalg.norm(c - np.float32([(x0 + x1) / 2, (y0 + y1) / 2]))) <= reach
 
 
 def measure(model: Path, photos: list[Photo], least: float = 0.3) -> dict[str, Any]:
@@ -410,20 +406,10 @@ def measure(model: Path, photos: list[Photo], least: float = 0.3) -> dict[str, A
             right += int(np.argmax(spot.rank)) == rank and (
                 suit < 0 or int(np.argmax(spot.suit)) == suit)
         used = {id(s) for _, s in matched if s is not None}
+        # a second peak on one index is not a false index
         false += sum(1 for s in spots if s.kind == "index" and id(s) not in used
-                     and not _near_label(s, photo))
+                     and not any(row[0] == 0 and _on(s, row) for row in photo.boxes))
     return {"val_labels": labels, "val_found": found, "val_right": right, "val_false": false}
-
-
-def _near_label(spot: Any, photo: Photo) -> bool:
-    """Whether a spot lies within half an index of any labelled index (a second peak on one
-    index is not a false index)."""
-    c = (spot.box[:2] + spot.box[2:]) / 2
-    for kind, _, _, x0, y0, x1, y1 in photo.boxes:
-        reach = max(0.5 * math.sqrt((x1 - x0) * (y1 - y0)), 6.0)
-        if kind == 0 and np.linalg.norm(c - np.float32([(x0 + x1) / 2, (y0 + y1) / 2])) <= reach:
-            return True
-    return False
 
 
 FULL = {"steps": 6000, "batch": 16, "rendered": 1500}
