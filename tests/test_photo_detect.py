@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from functools import partial
 from pathlib import Path
 
 import cv2
@@ -27,17 +26,18 @@ from vision.photo_detect import (
     INDEX_ALONE,
     NONE,
     OUTLINE_CODES,
-    PAIR_AGREE,
+    PAIR_EACH,
+    PAIR_JOINT,
     Corner,
     CornerClassifier,
     PhotoModelError,
     PhotoReader,
-    _agree,
     _grown,
     _pair,
     corner_crop,
     greyscale,
     is_standard_set,
+    joint_reading,
     one_per_code,
     part_of,
 )
@@ -157,51 +157,83 @@ def test_factor_probabilities_multiply_into_codes() -> None:
     np.testing.assert_allclose(probs[:, clf.classes.index("JK")], rank[:, rjk], rtol=1e-4)
 
 
-def _read(box: tuple[float, float, float, float], code: str) -> tuple[Corner, str, float]:
-    return Corner(np.array(box, float), 0.9, "index"), code, 0.9
-
-
-@pytest.mark.parametrize(("corners", "groups"), [
-    # one card: its two indices at diagonal corners, about 6 index sizes apart
-    ([_read((0, 0, 20, 30), "7H"), _read((100, 150, 120, 180), "7H")], [2]),
-    # the same code too far apart: two cards
-    ([_read((0, 0, 20, 30), "7H"), _read((500, 500, 520, 530), "7H")], [1, 1]),
-    # different codes never pair
-    ([_read((0, 0, 20, 30), "7H"), _read((60, 60, 80, 90), "7D")], [1, 1]),
-    # three indices of one code: the closest two pair, the third is a card alone
-    ([_read((0, 0, 20, 30), "QS"), _read((60, 60, 80, 90), "QS"),
-      _read((180, 180, 200, 210), "QS")], [2, 1]),
-    ([], []),
-])
-def test_indices_pair_into_cards(corners: list, groups: list[int]) -> None:
-    assert [len(g) for g in _pair(corners, partial(_agree, least=PAIR_AGREE))] == groups
-
-
-def _index(box: tuple[float, float, float, float], code: str, p: float) -> Corner:
-    """A detected index read as ``code`` with probability ``p`` (the rest spread evenly)."""
-    probs = np.full(len(CORNER_CLASSES), (1 - p) / (len(CORNER_CLASSES) - 1), np.float32)
-    probs[CORNER_CLASSES.index(code)] = p
+def _index(box: tuple[float, float, float, float], code: str, p: float,
+           second: tuple[str, float] | None = None) -> Corner:
+    """A detected index read as ``code`` with probability ``p`` (and ``second`` with its own),
+    the rest spread evenly."""
+    sure = {code: p, **dict([second] if second else [])}
+    rest = (1 - sum(sure.values())) / (len(CORNER_CLASSES) - len(sure))
+    probs = np.full(len(CORNER_CLASSES), rest, np.float32)
+    for c, q in sure.items():
+        probs[CORNER_CLASSES.index(c)] = q
     return Corner(np.array(box, float), 0.9, "index", probs)
 
 
-SURE, UNSURE, LOW = INDEX_ALONE + 0.02, PAIR_AGREE + 0.05, PAIR_AGREE - 0.1
-"""Readings of an index: a card alone; a card only with another index agreeing; no card."""
+A, FAR = (0, 0, 20, 30), (500, 500, 520, 530)
+"""One index's box; one too far from it to be the same card's."""
+B, C = (100, 150, 120, 180), (60, 60, 80, 90)
+"""Boxes within reach of ``A`` (about 6 and 3 index sizes away)."""
+SURE, UNSURE, LOW = INDEX_ALONE + 0.01, 0.8, PAIR_EACH - 0.1
+"""Readings of an index: a card alone; a card only with another index of its code (two read
+at 0.8 join at more than :data:`PAIR_JOINT`); too low to join another index's code."""
+
+
+@pytest.mark.parametrize(("corners", "pairs", "alone"), [
+    # one card: its two indices at diagonal corners, about 6 index sizes apart
+    ([_index(A, "7H", UNSURE), _index(B, "7H", UNSURE)], [(0, 1)], []),
+    # the same code too far apart: two cards
+    ([_index(A, "7H", UNSURE), _index(FAR, "7H", UNSURE)], [], [0, 1]),
+    # different codes never pair
+    ([_index(A, "7H", UNSURE), _index(C, "7D", UNSURE)], [], [0, 1]),
+    # three indices of one code: the surest two pair, the third is left alone
+    ([_index(A, "QS", UNSURE), _index(C, "QS", SURE), _index(B, "QS", SURE)], [(1, 2)], [0]),
+    # a sure index does not carry one that reads another code: each must give the code PAIR_EACH
+    ([_index(A, "7H", SURE), _index(B, "7D", 0.6, ("7H", LOW))], [], [0, 1]),
+    # ... but one whose second reading is that code joins it
+    ([_index(A, "7H", SURE), _index(B, "7D", 0.5, ("7H", 0.4))], [(0, 1)], []),
+    ([], [], []),
+])
+def test_indices_pair_into_cards(corners: list[Corner], pairs: list[tuple[int, int]],
+                                 alone: list[int]) -> None:
+    got, left = _pair(corners, CORNER_CLASSES, PAIR_JOINT, PAIR_EACH)
+    ids = {id(c): i for i, c in enumerate(corners)}
+    assert sorted(tuple(sorted(ids[id(c)] for c in g)) for g, _ in got) == pairs
+    assert [ids[id(c)] for c in left] == alone
+
+
+@pytest.mark.parametrize(("a", "b", "code", "least"), [
+    # two readings of one code reinforce each other
+    (("7H", 0.8), ("7H", 0.8), "7H", 0.99),
+    # an index read as "none" (a finger on it) is neutral: the other decides alone
+    (("7H", 0.9), (NONE, 0.99), "7H", 0.85),
+    # two readings of different codes: the surer wins, unsurely
+    (("7H", 0.9), ("7D", 0.6), "7H", 0.5),
+])
+def test_joint_reading_of_two_indices(a: tuple[str, float], b: tuple[str, float], code: str,
+                                      least: float) -> None:
+    dist = joint_reading(_index(A, *a).probs, _index(B, *b).probs, CORNER_CLASSES)
+    assert dist[CORNER_CLASSES.index(NONE)] == 0
+    assert dist.sum() == pytest.approx(1, abs=1e-5)
+    assert CORNER_CLASSES[int(dist.argmax())] == code
+    assert dist.max() >= least
 
 
 @pytest.mark.parametrize(("corners", "codes"), [
     # one index read surely is a card; read unsurely alone it is not
-    ([_index((0, 0, 20, 30), "7H", SURE)], ["7H"]),
-    ([_index((0, 0, 20, 30), "7H", UNSURE)], []),
+    ([_index(A, "7H", SURE)], ["7H"]),
+    ([_index(A, "7H", UNSURE)], []),
     # two unsure indices of one card that agree are that card
-    ([_index((0, 0, 20, 30), "7H", UNSURE), _index((100, 150, 120, 180), "7H", UNSURE)], ["7H"]),
-    # ... an unsure one agreeing with a sure one joins it
-    ([_index((0, 0, 20, 30), "7H", SURE), _index((100, 150, 120, 180), "7H", UNSURE)], ["7H"]),
-    # they must agree on the code, be near each other, and each reach the agreeing bound
-    ([_index((0, 0, 20, 30), "7H", UNSURE), _index((100, 150, 120, 180), "7D", UNSURE)], []),
-    ([_index((0, 0, 20, 30), "7H", UNSURE), _index((500, 500, 520, 530), "7H", UNSURE)], []),
-    ([_index((0, 0, 20, 30), "7H", UNSURE), _index((100, 150, 120, 180), "7H", LOW)], []),
+    ([_index(A, "7H", UNSURE), _index(B, "7H", UNSURE)], ["7H"]),
+    # ... an unsure one agreeing with a sure one joins it (one card, not two)
+    ([_index(A, "7H", SURE), _index(B, "7H", UNSURE)], ["7H"]),
+    # they must agree on the code, be near each other, and each give it enough
+    ([_index(A, "7H", UNSURE), _index(B, "7D", UNSURE)], []),
+    ([_index(A, "7H", UNSURE), _index(FAR, "7H", UNSURE)], []),
+    ([_index(A, "7H", UNSURE), _index(B, "7H", LOW)], []),
+    # two weak readings of one code are still too weak together
+    ([_index(A, "7H", 0.3), _index(B, "7H", 0.3)], []),
     # no index agrees with itself, and "none" is no code
-    ([_index((0, 0, 20, 30), NONE, SURE), _index((100, 150, 120, 180), NONE, SURE)], []),
+    ([_index(A, NONE, SURE), _index(B, NONE, SURE)], []),
 ])
 def test_unsure_indices_of_one_card_that_agree_are_a_card(corners: list[Corner],
                                                            codes: list[str]) -> None:
