@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -129,8 +129,9 @@ found 150 / 150 / 150 / 148 of the validation groups' 215 labels (142 before) wi
 17 / 16 / 15 / 14 false ones (13)."""
 PAIR_EACH = 0.3
 """Least probability each of the two paired indices gives the pair's code: an index read as
-another code outright is not outvoted by a sure partner (0.1: 2 more validation labels for 2
-more false cards at :data:`PAIR_JOINT` 0.95; 0.5 found 10 fewer on the rest of the split)."""
+another code outright is not outvoted by a sure partner (at :data:`PAIR_JOINT` 0.95, 0.1
+found 2 more validation labels and 4 more on the rest of the split for 1 more false card in
+each; 0.5 found 10 fewer on the rest)."""
 SPOT_SCORE = 0.3
 """Least heat of the spotter's peak for an index to be read (``min_score``)."""
 INDEX_ALONE = 0.98
@@ -140,8 +141,9 @@ SPOT_BACK = 0.5
 
 The spotter's thresholds were chosen on the training split (models/README.md), first on its
 validation groups (39 photos, 215 labels, never trained on): heat 0.2 / 0.3 / 0.5, alone 0.8 /
-0.9 / 0.95 / 0.98, pairs 0.5 / 0.7 / 0.85 found 120-154 labels with 3-15 false cards; from 0.3
-/ 0.95 / 0.7 on, no false card beyond the outlines' 3. On the rest of the split (1,199 labels)
+0.9 / 0.95 / 0.98, pairs (each index of one code, the rule before :data:`PAIR_JOINT`) 0.5 / 0.7
+/ 0.85 found 120-154 labels with 3-15 false cards; from 0.3 / 0.95 / 0.7 on, no false card
+beyond the outlines' 3. On the rest of the split (1,199 labels)
 alone 0.95 → 0.98 found 13 fewer with 7 fewer false cards (27 → 20), 0.995 26 fewer still for
 3 fewer false. Backs: 0.2 found 5 of the split's face-down cards with 12 false ones, 0.5 found
 2 with none."""
@@ -760,7 +762,7 @@ def read_quad(probs: np.ndarray, classes: Sequence[str]
     veto (:data:`NEUTRAL`). Of the two quarter turns the one whose corners hold more index
     (less ``none``, :func:`_turn`) is the card's; an outline with no index in either of its
     corners is no card (None)."""
-    none = list(classes).index(NONE)
+    none, _ = _code_columns(tuple(classes))
     h = _turn(probs, none)
     a, b = probs[2 * h], probs[2 * h + 1]
     dist = joint_reading(a, b, classes)
@@ -774,12 +776,18 @@ def joint_reading(a: np.ndarray, b: np.ndarray, classes: Sequence[str]) -> np.nd
     """Two readings of one card's indices combined (product of experts): P(code) ∝
     P₁(code)·P₂(code) over the codes, where a reading of ``none`` (a finger on the index,
     glare) is a neutral witness (:data:`NEUTRAL`) rather than a veto; ``none`` gets 0."""
-    none = list(classes).index(NONE)
-    codes = np.array([k for k in range(len(classes)) if k != none])
+    none, codes = _code_columns(tuple(classes))
     joint = (a[codes] + a[none] * NEUTRAL) * (b[codes] + b[none] * NEUTRAL)
     dist = np.zeros(len(classes), np.float32)
     dist[codes] = joint / max(float(joint.sum()), 1e-12)
     return dist
+
+
+@cache
+def _code_columns(classes: tuple[str, ...]) -> tuple[int, np.ndarray]:
+    """The column of ``none`` among ``classes`` and the columns of the codes (all the others)."""
+    none = classes.index(NONE)
+    return none, np.array([k for k in range(len(classes)) if k != none])
 
 
 def corners_agree(probs: np.ndarray, classes: Sequence[str], least: float = AGREE
@@ -790,8 +798,7 @@ def corners_agree(probs: np.ndarray, classes: Sequence[str], least: float = AGRE
     WHY: two corners of one card are two independent readings; when both name the same code
     with some confidence, that is strong evidence even where the product with the whole-card
     classifier (trained on other printings) stays below the outline threshold."""
-    none = list(classes).index(NONE)
-    codes = np.array([k for k in range(len(classes)) if k != none])
+    none, codes = _code_columns(tuple(classes))
     h = _turn(probs, none)
     a, b = probs[2 * h][codes], probs[2 * h + 1][codes]
     ka, kb = int(a.argmax()), int(b.argmax())
