@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -33,6 +34,7 @@ from vision.photo_detect import (
     PhotoModelError,
     PhotoReader,
     _grown,
+    _infer,
     _pair,
     corner_crop,
     greyscale,
@@ -155,6 +157,40 @@ def test_factor_probabilities_multiply_into_codes() -> None:
                                rtol=1e-4)
     rjk = clf.factors[0].classes.index("JK")
     np.testing.assert_allclose(probs[:, clf.classes.index("JK")], rank[:, rjk], rtol=1e-4)
+
+
+@needs_models
+@pytest.mark.parametrize("sure", [0.0, 0.5, 0.9, 2.0])
+def test_only_crops_surely_without_an_index_are_read_at_one_turn(sure: float) -> None:
+    """A crop whose first reading (as cut) gives ``none`` at ``sure`` or more keeps it; any
+    other is read at all four quarter turns, its log-probabilities averaged (``sure`` 2.0:
+    every crop at four turns; 0.0: every crop at one)."""
+    clf = CornerClassifier.load()
+    face = render_standard("7H", (200, 300))
+    rng = np.random.default_rng(1)
+    crops = [np.full((CORNER_SIZE, CORNER_SIZE, 3), 235, np.uint8),  # a blank corner
+             cv2.resize(face[:70, :45], (CORNER_SIZE, CORNER_SIZE)),  # an index
+             cv2.resize(face[110:190, 60:140], (CORNER_SIZE, CORNER_SIZE)),  # the middle
+             *(rng.integers(0, 256, (CORNER_SIZE, CORNER_SIZE, 3), dtype=np.uint8)
+               for _ in range(3))]
+    session = clf.factors[0].session
+    raw = [_infer(session, [np.rot90(c, k) for c in crops]) for k in range(4)]
+
+    def calibrated(turns: range) -> np.ndarray:
+        probs = []
+        for f in clf.factors:
+            logp = np.mean([np.log(np.maximum(raw[k][f.output], 1e-12)) for k in turns], 0)
+            z = np.exp(logp / f.temperature - (logp / f.temperature).max(1, keepdims=True))
+            probs.append(z / z.sum(1, keepdims=True))
+        return clf.codes(probs)
+
+    first, every = calibrated(range(1)), calibrated(range(4))
+    assert not np.allclose(first, every, atol=1e-3)  # the turns do change the readings
+    got = replace(clf, sure=sure).classify(crops)
+    at_once = first[:, CORNER_CLASSES.index(NONE)] >= sure
+    assert at_once.all() == (sure == 0.0) and at_once.any() == (sure <= 0.9)  # mixed between
+    np.testing.assert_allclose(got[at_once], first[at_once], atol=1e-5)
+    np.testing.assert_allclose(got[~at_once], every[~at_once], atol=1e-5)
 
 
 def _index(box: tuple[float, float, float, float], code: str, p: float,

@@ -23,9 +23,10 @@ scenes' indices read right).
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -339,7 +340,9 @@ def calibrate_classifier(meta_path: Path, val: CropSet) -> dict:
     from vision.strip_classifier import fit_temperature
 
     meta = json.loads(meta_path.read_text())
-    clf = CornerClassifier.load(meta_path)
+    # every crop at every turn: the temperatures are those of the four-turn reading the
+    # thresholds were chosen on (TURN_SURE's shortcut leaves the photo reader's output as it was)
+    clf = replace(CornerClassifier.load(meta_path), sure=math.inf)
     crops, codes = val.crops, val.codes
     for entry, factor in zip(meta["factors"], clf.factors, strict=True):
         keep = [i for i, c in enumerate(codes) if part_of(c, factor.part) is not None]
@@ -347,7 +350,7 @@ def calibrate_classifier(meta_path: Path, val: CropSet) -> dict:
         y = np.array([factor.classes.index(part_of(codes[i], factor.part)) for i in keep])
         entry["temperature"] = round(fit_temperature(p, y), 3)
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
-    clf = CornerClassifier.load(meta_path)
+    clf = replace(CornerClassifier.load(meta_path), sure=math.inf)
     y = np.array([clf.classes.index(c) for c in codes])
     probs = np.concatenate([clf.classify(crops[i:i + 256]) for i in range(0, len(crops), 256)])
     hit = probs.argmax(1) == y
