@@ -148,7 +148,6 @@ VOCAB = default_vocabulary()
 T_ALPHA = VOCAB.token(ALPHA)
 T_BETA = VOCAB.token(BETA)
 T_DUMMY = VOCAB.token(DUMMY)
-T_JOKER = VOCAB.token(HELPER_JOKER)
 
 
 def t_theta(i: int) -> int:

@@ -49,7 +49,6 @@ class MatSpec:
     height: float = 580.0
     marker: float = 50.0
     margin: float = 10.0
-    card_size: tuple[float, float] = (57.0, 88.0)
     zones: tuple[Zone, ...] = field(
         default=(
             Zone("work", 70.0, 10.0, 860.0, 410.0),

@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-PROTOCOLS = ("six-card-and", "covert-lottery", "uno-select", "wild-colour")
-
 
 class SimulateUsageError(ValueError):
     """A ``cardtable simulate`` option that makes no sense."""

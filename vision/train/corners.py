@@ -185,9 +185,6 @@ def build_crops(root: Path, per_label: int, per_quad: int, rendered: int, negati
     return sets
 
 
-FACTORS = ("rank", "suit")
-
-
 def factor_classes(part: str) -> list[str]:
     """The labels one factor network reads (:func:`vision.photo_detect.part_of`), sorted."""
     return sorted({lab for c in CORNER_CLASSES if (lab := part_of(c, part)) is not None})
