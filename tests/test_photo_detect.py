@@ -42,6 +42,7 @@ from vision.photo_detect import (
     joint_reading,
     one_per_code,
     part_of,
+    plain_backs,
 )
 from vision.photo_split import group_of, in_split, split_of
 from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader, fuse_suits
@@ -191,6 +192,47 @@ def test_only_crops_surely_without_an_index_are_read_at_one_turn(sure: float) ->
     assert at_once.all() == (sure == 0.0) and at_once.any() == (sure <= 0.9)  # mixed between
     np.testing.assert_allclose(got[at_once], first[at_once], atol=1e-5)
     np.testing.assert_allclose(got[~at_once], every[~at_once], atol=1e-5)
+
+
+def _table_with_card(card: int | str, size: tuple[float, float] = (90, 130),
+                     table: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """A 640 × 640 photo of a table of grey ``table`` (with a little grain) and one card turned
+    20° lying on it: of grey ``card``, or ``"print"``: a face's print (noise of every grey).
+    Returns the photo and the card's outline."""
+    rng = np.random.default_rng(3)
+    img = np.clip(rng.normal(table, 3, (640, 640, 3)), 0, 255).astype(np.uint8)
+    quad = cv2.boxPoints(((320, 320), size, 20.0)).astype(np.float32)
+    mask = np.zeros((640, 640), np.uint8)
+    cv2.fillConvexPoly(mask, quad.astype(np.int32), 1)
+    face = rng.integers(0, 256, img.shape, dtype=np.uint8) if card == "print" \
+        else np.clip(rng.normal(card, 3, img.shape), 0, 255).astype(np.uint8)
+    img[mask > 0] = face[mask > 0]
+    return img, quad
+
+
+@pytest.mark.parametrize(("card", "size", "table", "face_at", "backs"), [
+    (30, (90, 130), 200, None, 1),  # a plain black back on a light desk
+    (235, (90, 130), 60, None, 1),  # a plain white back on a dark table
+    ("print", (90, 130), 200, None, 0),  # a face's print is no plain back
+    (30, (40, 130), 200, None, 0),  # too long and thin for a card (aspect 3.25)
+    (30, (30, 45), 200, None, 0),  # a speck, not a card (0.3% of the photo)
+    (200, (90, 130), 200, None, 0),  # the table itself: no edge
+    (30, (90, 130), 200, (330, 330), 0),  # on a face-up card already found
+    (30, (90, 130), 200, (100, 100), 1),  # beside one, and of its size
+])
+def test_a_plain_outline_with_no_index_is_a_face_down_card(
+        card: int | str, size: tuple[float, float], table: int,
+        face_at: tuple[int, int] | None, backs: int) -> None:
+    from vision.recognise import Detection
+
+    img, quad = _table_with_card(card, size, table)
+    found = [] if face_at is None else [Detection("7H", 0.99, cv2.boxPoints(
+        (face_at, (90 * 1.15, 130 * 1.15), 0.0)).astype(np.float32))]
+    got = plain_backs(img, [(quad, 0.0)], found)
+    assert [d.code for d in got] == ["BACK"] * backs
+    if backs:
+        assert got[0].confidence == pytest.approx(0.9)
+        np.testing.assert_allclose(got[0].quad.mean(0), quad.mean(0), atol=1.0)
 
 
 def _index(box: tuple[float, float, float, float], code: str, p: float,

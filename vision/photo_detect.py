@@ -72,6 +72,34 @@ BACK_SIZE = 0.6
 face-up cards' outlines in the same photo (a fragment of a face or table is smaller or larger)."""
 BACK_EDGE = 0.1
 """Least :func:`vision.photo_cards.edge_contrast` of a face-down card's outline."""
+PLAIN_STD = 12.0
+"""Most standard deviation of grey (0-255) inside a plain face-down card (:func:`plain_backs`),
+its rectified middle (:data:`PLAIN_VIEW`, a tenth in from each side). Chosen with
+:data:`PLAIN_EDGE`, :data:`PLAIN_ASPECT` and :data:`PLAIN_AREA` on the training split's 3,698
+outlines with no index (24 of them on its 39 labelled backs, 19 of those in the validation
+groups): standard deviation 8 / 12 / 20, edge 0.1 / 0.15 / 0.2, aspect up to 1.8 / 1.9 / 2.6,
+and with or without a dark middle; at 12, 0.15 and 2.6 the tests keep 11 of the validation
+groups' 19 and 3 of the other 5, with 2 outlines off any back (dark patches of one
+desk); a lower edge or a higher deviation kept more such patches. The backs' own deviation: 1.9-7.2
+but for two backs lit unevenly (15.5, 18.9); the other outlines' median 18."""
+PLAIN_EDGE = 0.15
+"""Least :func:`vision.photo_cards.edge_contrast` of a plain face-down card: a card lying on
+the table (the backs' median 0.25; other outlines' 95th percentile 0.13)."""
+PLAIN_ASPECT = (1.25, 2.6)
+"""Long side over short side of a plain face-down card's outline: a standard card is 1.4, but
+the shared photos are stretched to 640 × 640 and taken at a slant, and single backs there
+measure up to 2.5. On the training split the whole photo reader found 150, 153, 154, 155 of
+the validation groups' 215 labels without the plain-back test and with it at a longest
+aspect of 1.8, 2.2, 2.6, with 2 false cards each time, and the rest of the split 1,030 of
+1,199 with 15 false every time."""
+PLAIN_AREA = 0.008
+"""Least share of the photo a plain face-down card covers (the training split's backs cover
+1.1-9.8%; the median outline with no index 0.8%: specks and pips)."""
+PLAIN_VIEW = (100, 140)
+"""(w, h) px a plain face-down card's outline is rectified to for :data:`PLAIN_STD`."""
+PLAIN_CONFIDENCE = 0.9
+"""The confidence of a plain face-down card: of the outlines the tests keep on the training
+split, 14 of 16 lie on a labelled back."""
 OUTLINE_CODES = frozenset(c.code for c in standard_faces()) - {"JK"}
 """The codes an outline's index corners may be read as: the 52 faces, not the joker. WHY: the
 reader learned ``JK`` only from the labelled word "Joker" (this deck prints moons and stars in
@@ -487,6 +515,7 @@ class PhotoReader:
         found += self.read_quads(image, more, least)[0]
         found += self.jokers(image, unread, found)
         found += face_down(image, blank, found)
+        found += plain_backs(image, blank, found)
         found.sort(key=lambda d: -d.confidence)
         kept: list[Any] = []
         for d in found:
@@ -499,8 +528,8 @@ class PhotoReader:
                    ) -> tuple[list[Any], list[np.ndarray], list[tuple[np.ndarray, float]]]:
         """The outlines ``quads`` read as cards at code probability ``least`` (the reading of
         :meth:`read_outlines`): (cards, the outlines not read as a card, and with ``backs``
-        the outlines with no index at all and ``BACK`` ≥ :data:`BACK_MIN`, with that
-        probability)."""
+        the outlines with no index at all (:data:`BACK_MAX_INDEX`), with their probability
+        of ``BACK``)."""
         from vision.photo_cards import cut, index_squares
         from vision.recognise import Detection
 
@@ -526,8 +555,7 @@ class PhotoReader:
             quad = quads[i]
             code, conf, dist = reads[i]
             if code is None:
-                if back[j] >= BACK_MIN:
-                    blank.append((quad, float(back[j])))
+                blank.append((quad, float(back[j])))
                 continue
             if whole is not None:
                 dist = dist * np.power(whole[j], WHOLE_WEIGHT)
@@ -717,8 +745,9 @@ def greyscale(image: np.ndarray) -> bool:
 
 def face_down(image: np.ndarray, blank: Sequence[tuple[np.ndarray, float]],
               faces: Sequence[Any]) -> list[Any]:
-    """Face-down cards among outlines with no index (``blank``: (outline, P(BACK)) each, already
-    past :data:`BACK_MIN` and :data:`BACK_MAX_INDEX`), as ``BACK`` detections.
+    """Face-down cards among outlines with no index (``blank``: (outline, P(BACK)) each, past
+    :data:`BACK_MAX_INDEX`) that the whole-card classifier gives ``BACK`` at :data:`BACK_MIN`
+    or more, as ``BACK`` detections.
 
     WHY these tests: outlines with no index are mostly not cards — fragments of a face (a big
     pip, a court figure's frame), patches of table or wall — and the whole-card classifier,
@@ -734,8 +763,59 @@ def face_down(image: np.ndarray, blank: Sequence[tuple[np.ndarray, float]],
     if ref is None:
         return []
     return [Detection(BACK, p, _order(quad)) for quad, p in blank
-            if _apart_and_card_sized(quad, faces, ref)
+            if p >= BACK_MIN and _apart_and_card_sized(quad, faces, ref)
             and edge_contrast(image, quad) >= BACK_EDGE]
+
+
+def plain_backs(image: np.ndarray, blank: Sequence[tuple[np.ndarray, float]],
+                found: Sequence[Any]) -> list[Any]:
+    """Plain face-down cards among outlines with no index (``blank``, as for
+    :func:`face_down`): one colour inside (:data:`PLAIN_STD`), a strong edge against the table
+    (:data:`PLAIN_EDGE`), a card's shape (:data:`PLAIN_ASPECT`) and size in the photo
+    (:data:`PLAIN_AREA`), lying on none of the cards ``found`` and sized like the face-up ones
+    when there are (:data:`BACK_SIZE`), as ``BACK`` detections at :data:`PLAIN_CONFIDENCE`.
+
+    WHY: a deck with plain backs (the shared photos' black deck) shows nothing the whole-card
+    classifier learned as a back, and a photo of face-down cards alone gives :func:`face_down`
+    no size to go by; what such a card does show is an even patch of one colour with a
+    card's outline. See :data:`PLAIN_STD` for how the tests were chosen."""
+    from vision.photo_cards import edge_contrast
+    from vision.recognise import Detection
+
+    faces = [d for d in found if d.code != BACK]
+    ref = _face_area(faces)
+    shaped = [q for q, _ in blank if _card_shaped(q, image.shape[:2])]
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if shaped else None
+    out: list[Any] = []
+    for quad in shaped:
+        if any(_overlaps(quad, d.quad) for d in [*found, *out]) \
+                or not _apart_and_card_sized(quad, faces, ref):
+            continue
+        if _plain_std(grey, quad) <= PLAIN_STD and edge_contrast(image, quad) >= PLAIN_EDGE:
+            out.append(Detection(BACK, PLAIN_CONFIDENCE, _order(quad)))
+    return out
+
+
+def _card_shaped(quad: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Whether ``quad`` has a card's shape and size in a photo of ``shape`` (:data:`PLAIN_ASPECT`,
+    :data:`PLAIN_AREA`)."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    (_, _), (w, h), _ = cv2.minAreaRect(q)
+    aspect = max(w, h) / max(min(w, h), 1e-6)
+    return PLAIN_ASPECT[0] <= aspect <= PLAIN_ASPECT[1] \
+        and cv2.contourArea(q) >= PLAIN_AREA * shape[0] * shape[1]
+
+
+def _plain_std(grey: Any, quad: np.ndarray) -> float:
+    """The standard deviation of ``grey`` (the photo's) in the middle of ``quad`` rectified to
+    :data:`PLAIN_VIEW` (a tenth in from each side)."""
+    from vision.photo_cards import portrait
+
+    w, h = PLAIN_VIEW
+    m = cv2.getPerspectiveTransform(portrait(np.asarray(quad, np.float32)).astype(np.float32),
+                                    np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    view = cv2.warpPerspective(grey, m, (w, h))
+    return float(view[h // 10:h - h // 10, w // 10:w - w // 10].astype(np.float32).std())
 
 
 def _face_area(faces: Sequence[Any]) -> float | None:
