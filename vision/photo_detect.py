@@ -492,8 +492,8 @@ class PhotoReader:
         :data:`PIP_COURT_FLOOR`). In a greyscale photo an outline's code must reach
         :data:`GREY_CONFIDENCE`. An outline not read as a card may be a joker
         (:meth:`jokers`: by its word, never by its corners, :data:`OUTLINE_CODES`) or, with no
-        index, a face-down card (:func:`face_down`); any other is dropped, and of two readings
-        of one card (an outline inside another) the more confident stays.
+        index, a face-down card (:func:`face_down`, :func:`plain_backs`); any other is dropped,
+        and of two readings of one card (an outline inside another) the more confident stays.
 
         Then the pieces of regions cut at two notches (:func:`vision.photo_cards.card_quads`
         with ``split``: cards that touch each other, or merge with the background or a hand)
