@@ -615,6 +615,26 @@ def test_an_empty_table_has_no_cards() -> None:
 
 
 @needs_models
+@pytest.mark.parametrize("stopped", [False, True])
+def test_a_stopped_reading_gives_up_between_stages(stopped: bool) -> None:
+    """`cardtable detect` stops the photo reader it ran beside the UNO check once that check
+    found a UNO card; a reading never stopped is the plain reading."""
+    import threading
+
+    from vision.photo_detect import PhotoStopped
+
+    image, _ = _photo_of(render_standard("7H", (250, 350)), 1.0)
+    reader = PhotoReader.load()
+    stop = threading.Event()
+    if stopped:
+        stop.set()
+        with pytest.raises(PhotoStopped):
+            reader.detect(image, stop)
+    else:
+        assert [d.code for d in reader.detect(image, stop)] == ["7H"]
+
+
+@needs_models
 @needs_photos
 def test_detect_and_eval_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`cardtable detect --photos` prints one JSON line per image with cards; `cardtable eval`

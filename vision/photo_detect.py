@@ -24,7 +24,9 @@ Box and quad are in pixels of the original image.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cache, partial
 from pathlib import Path
@@ -195,6 +197,16 @@ class PhotoModelError(ValueError):
 
 class PhotoImageError(ValueError):
     """An image the photo reader cannot read (not a BGR picture, or too small)."""
+
+
+class PhotoStopped(Exception):
+    """A reading given up between two stages because its caller set the ``stop`` event: the
+    answer is no longer needed (:func:`detect_with_photo_fallback`)."""
+
+
+def _go_on(stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise PhotoStopped("the photo reading was stopped")
 
 
 def corner_crop(image: np.ndarray, box: Sequence[float], angle: float = 0.0,
@@ -471,22 +483,26 @@ class PhotoReader:
 
     # -------------------------------------------------------------------- stage 3: cards
 
-    def detect(self, image: np.ndarray) -> list[Any]:
+    def detect(self, image: np.ndarray, stop: threading.Event | None = None) -> list[Any]:
         """Every card in ``image`` as :class:`vision.recognise.Detection`, by confidence: the
         card outlines that read as a card (:meth:`read_outlines`), then the cards of the
         spotter's indices (:meth:`spot`) that lie in none of them (a card cut off by the frame,
         one on top of another, one held in a hand), a card seen twice made one
-        (:func:`one_per_code`)."""
+        (:func:`one_per_code`). Between its stages it raises :class:`PhotoStopped` once
+        ``stop`` is set."""
         if image is None or getattr(image, "ndim", 0) != 3 or image.shape[2] != 3 \
                 or min(image.shape[:2]) < 16:
             raise PhotoImageError("expected a BGR image (H, W, 3) of at least 16x16 pixels, "
                                   f"got {getattr(image, 'shape', type(image).__name__)}")
-        whole = self.read_outlines(image)
+        whole = self.read_outlines(image, stop)
+        _go_on(stop)
         rest = [c for c in self.spot(image)
                 if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
+        _go_on(stop)
         return one_per_code(whole + self.cards(self.read_corners(image, rest)))
 
-    def read_outlines(self, image: np.ndarray) -> list[Any]:
+    def read_outlines(self, image: np.ndarray, stop: threading.Event | None = None
+                      ) -> list[Any]:
         """Cards found as whole outlines (:mod:`vision.photo_cards`) and read at both index
         corners (:func:`read_quad`), times the whole-card classifier's reading of the rectified
         face (:meth:`whole_card`, weight :data:`WHOLE_WEIGHT`); below ``min_card_confidence`` an
@@ -509,10 +525,12 @@ class PhotoReader:
         from vision.photo_cards import card_quads
 
         outlines = card_quads(image, split=True)
+        _go_on(stop)
         least = max(self.min_card_confidence, GREY_CONFIDENCE) if greyscale(image) \
             else self.min_card_confidence
         whole = [o.quad for o in outlines if not o.piece]
         found, unread, blank = self.read_quads(image, whole, least, backs=True)
+        _go_on(stop)
         # pieces of regions: only where no whole outline was read as a card, only face-up
         more = [o.quad for o in outlines if o.piece
                 and not any(_overlaps(o.quad, d.quad) for d in found)]
@@ -1003,20 +1021,34 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     function that loads it when it is first needed). With
     ``auto``, a photo whose one located card is surely a UNO face (:data:`UNO_SURE`) is that
     card (:func:`vision.recognise.single_card_detection`), and so is a photo in which the photo
-    reader finds no card."""
+    reader finds no card.
+
+    WHY the photo reader runs in a second thread beside the UNO check, and is stopped when the
+    check finds a UNO card: ``cardtable detect`` has a second core, and onnxruntime and OpenCV
+    release the GIL while they work; run one after the other, the two readings made a photo of
+    standard cards the slowest case of ``detect`` (models/README.md). The models are shared:
+    an onnxruntime session may run from two threads at once."""
     from vision.recognise import mat_detections, single_card_detection
 
     on_mat = mat_detections(image, reader)
     if on_mat is not None:
         return on_mat
-    if not isinstance(photo, PhotoReader):
-        photo = photo()
     if not auto:
-        return tuple(photo.detect(image))
-    single = single_card_detection(image, reader)
-    if single and _uno_share(single[0], reader) >= UNO_SURE:
-        return single
-    return tuple(photo.detect(image)) or single
+        return tuple(_photo_reader(photo).detect(image))
+    stop = threading.Event()
+    with ThreadPoolExecutor(1, thread_name_prefix="photo-reader") as pool:
+        pending = pool.submit(lambda: _photo_reader(photo).detect(image, stop))
+        try:
+            single = single_card_detection(image, reader)
+            if single and _uno_share(single[0], reader) >= UNO_SURE:
+                return single
+            return tuple(pending.result()) or single
+        finally:
+            stop.set()  # a UNO card (or an error): the photo reader stops at its next stage
+
+
+def _photo_reader(photo: PhotoReader | Callable[[], PhotoReader]) -> PhotoReader:
+    return photo if isinstance(photo, PhotoReader) else photo()
 
 
 def _uno_share(detection: Any, reader: Any) -> float:
