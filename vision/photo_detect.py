@@ -27,6 +27,7 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import cache, partial
 from pathlib import Path
@@ -204,7 +205,14 @@ class PhotoStopped(Exception):
     answer is no longer needed (:func:`detect_with_photo_fallback`)."""
 
 
-def _go_on(stop: threading.Event | None) -> None:
+_STOP: ContextVar[threading.Event | None] = ContextVar("photo_stop", default=None)
+"""The ``stop`` event of the :meth:`PhotoReader.detect` running in this thread, if any: a
+context variable so that the stages deep inside it can give up without passing it along."""
+
+
+def _go_on() -> None:
+    """Raise :class:`PhotoStopped` when this thread's reading was asked to stop."""
+    stop = _STOP.get()
     if stop is not None and stop.is_set():
         raise PhotoStopped("the photo reading was stopped")
 
@@ -377,6 +385,7 @@ class CornerClassifier:
                 blank = first[:, judge.classes.index(part_of(NONE, judge.part))]
                 again = np.flatnonzero(blank < self.sure)
             if len(again):
+                _go_on()
                 turned = [np.rot90(upright[i], k) for i in again for k in range(1, self.turns)]
                 for key, s in sessions.items():
                     for t, o in zip(total[key], _infer(s, turned), strict=True):
@@ -494,15 +503,18 @@ class PhotoReader:
                 or min(image.shape[:2]) < 16:
             raise PhotoImageError("expected a BGR image (H, W, 3) of at least 16x16 pixels, "
                                   f"got {getattr(image, 'shape', type(image).__name__)}")
-        whole = self.read_outlines(image, stop)
-        _go_on(stop)
-        rest = [c for c in self.spot(image)
-                if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
-        _go_on(stop)
-        return one_per_code(whole + self.cards(self.read_corners(image, rest)))
+        token = _STOP.set(stop)
+        try:
+            whole = self.read_outlines(image)
+            _go_on()
+            rest = [c for c in self.spot(image)
+                    if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
+            _go_on()
+            return one_per_code(whole + self.cards(self.read_corners(image, rest)))
+        finally:
+            _STOP.reset(token)
 
-    def read_outlines(self, image: np.ndarray, stop: threading.Event | None = None
-                      ) -> list[Any]:
+    def read_outlines(self, image: np.ndarray) -> list[Any]:
         """Cards found as whole outlines (:mod:`vision.photo_cards`) and read at both index
         corners (:func:`read_quad`), times the whole-card classifier's reading of the rectified
         face (:meth:`whole_card`, weight :data:`WHOLE_WEIGHT`); below ``min_card_confidence`` an
@@ -525,12 +537,12 @@ class PhotoReader:
         from vision.photo_cards import card_quads
 
         outlines = card_quads(image, split=True)
-        _go_on(stop)
+        _go_on()
         least = max(self.min_card_confidence, GREY_CONFIDENCE) if greyscale(image) \
             else self.min_card_confidence
         whole = [o.quad for o in outlines if not o.piece]
         found, unread, blank = self.read_quads(image, whole, least, backs=True)
-        _go_on(stop)
+        _go_on()
         # pieces of regions: only where no whole outline was read as a card, only face-up
         more = [o.quad for o in outlines if o.piece
                 and not any(_overlaps(o.quad, d.quad) for d in found)]
@@ -565,6 +577,7 @@ class PhotoReader:
         row = {i: j for j, i in enumerate(
             i for i, (code, _, _) in enumerate(reads)
             if code is not None or (backs and 1 - probs[i, :, none].min() <= BACK_MAX_INDEX))}
+        _go_on()
         whole, back = self.whole_card(image, [quads[i] for i in row])
         read = [i for i in row if reads[i][0] is not None]
         suits = {i: s for i, s in zip(read, self.pip_suits(
