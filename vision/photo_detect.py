@@ -1039,8 +1039,8 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     WHY the photo reader runs in a second thread beside the UNO check, and is stopped when the
     check finds a UNO card: ``cardtable detect`` has a second core, and onnxruntime and OpenCV
     release the GIL while they work; run one after the other, the two readings made a photo of
-    standard cards the slowest case of ``detect`` (models/README.md). The models are shared:
-    an onnxruntime session may run from two threads at once."""
+    standard cards the slowest case of ``detect`` (README.md, ``bench-vision --detect``). The
+    models are shared: an onnxruntime session may run from two threads at once."""
     from vision.recognise import mat_detections, single_card_detection
 
     on_mat = mat_detections(image, reader)
