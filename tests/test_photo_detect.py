@@ -600,8 +600,9 @@ def test_greyscale_photos_need_a_surer_reading(photo_reader: PhotoReader, stem: 
     """Training-split photos; the probabilities in the table are those the bound was chosen
     with (the 64-px whole-card classifier). With the 96-px one a third misread of that set, a
     JS read JH in IMG_20220921_200231, reaches 0.997 and passes the bound; with the 48-px
-    corner reader a fourth, the JS of IMG_20220921_201314 read JC (0.983 before), reaches 1.0
-    (models/README.md): the bound narrows the greyscale misreadings, it does not end them."""
+    corner reader the card of IMG_20220921_201314 read JC (0.983 before) reaches 1.0, and it is
+    a jack of clubs that the labels call JS (models/README.md): the bound narrows the greyscale
+    misreadings, it does not end them."""
     image, _ = _photo(stem)
     assert greyscale(image) is (stem != "IMG_20220921_195500")
     assert (code in [d.code for d in photo_reader.read_outlines(image)]) is read
