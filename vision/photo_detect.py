@@ -203,8 +203,8 @@ class PhotoImageError(ValueError):
 
 
 class PhotoStopped(Exception):
-    """A reading given up between two stages because its caller set the ``stop`` event: the
-    answer is no longer needed (:func:`detect_with_photo_fallback`)."""
+    """A reading given up at its next checkpoint because its caller set the ``stop`` event:
+    the answer is no longer needed (:func:`detect_with_photo_fallback`)."""
 
 
 _STOP: ContextVar[threading.Event | None] = ContextVar("photo_stop", default=None)
@@ -499,8 +499,8 @@ class PhotoReader:
         card outlines that read as a card (:meth:`read_outlines`), then the cards of the
         spotter's indices (:meth:`spot`) that lie in none of them (a card cut off by the frame,
         one on top of another, one held in a hand), a card seen twice made one
-        (:func:`one_per_code`). Between its stages it raises :class:`PhotoStopped` once
-        ``stop`` is set."""
+        (:func:`one_per_code`). Once ``stop`` is set it raises :class:`PhotoStopped` at its
+        next checkpoint (between its stages and before its longer steps)."""
         if image is None or getattr(image, "ndim", 0) != 3 or image.shape[2] != 3 \
                 or min(image.shape[:2]) < 16:
             raise PhotoImageError("expected a BGR image (H, W, 3) of at least 16x16 pixels, "
