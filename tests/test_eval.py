@@ -119,11 +119,14 @@ def test_eval_scenes_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     s = json.loads(capsys.readouterr().out)
     assert s["cards"] == 100 and s["layouts"] == 2
     assert 0.0 <= s["card_accuracy"] <= 1.0 and "prior_card_accuracy" in s
+    assert s["calibration"]["count"] == s["detections"]  # every detection scored
 
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["eval", "no/such/place"], "not a YOLO folder"),
     (["eval", "scenes", "--count", "0"], "--count"),
+    (["eval", str(Path(__file__).parent / "data" / "labels_photos_yes_deck_uno.csv"),
+      "--photos", "yes", "--deck", "uno"], "cannot go with --deck uno"),
 ])
 @pytest.mark.skipif(not MODEL.exists(), reason="no trained classifier in models/")
 def test_eval_bad_arguments(argv: list[str], message: str,
@@ -135,10 +138,13 @@ def test_eval_bad_arguments(argv: list[str], message: str,
 
 
 @pytest.mark.skipif(not MODEL.exists(), reason="no trained classifier in models/")
-@pytest.mark.parametrize("subdir", ["", "images"])
-def test_eval_labels_csv_on_card_photos(tmp_path: Path, subdir: str,
+@pytest.mark.parametrize(("subdir", "photos"), [("", "auto"), ("images", "auto"), ("", "no"),
+                                               ("", "uno")])
+def test_eval_labels_csv_on_card_photos(tmp_path: Path, subdir: str, photos: str,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    """A labels.csv beside its images or beside an images/ folder; a missing image is listed."""
+    """A labels.csv beside its images or beside an images/ folder; a missing image is listed.
+    ``--photos auto`` reads each photo as `cardtable detect` does, ``no`` by the whole-card
+    classifier alone, ``--deck uno`` as `cardtable detect --deck uno`."""
     import cv2
 
     from protocol_runner.cli import main
@@ -155,10 +161,12 @@ def test_eval_labels_csv_on_card_photos(tmp_path: Path, subdir: str,
         rows.append(f"{i}.jpg,{code}")
     rows.append("gone.jpg,1R")
     (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
-    assert main(["eval", str(tmp_path / "labels.csv"), "--json"]) == 0
+    how = ["--deck", "uno"] if photos == "uno" else ["--photos", photos]
+    assert main(["eval", str(tmp_path / "labels.csv"), *how, "--json"]) == 0
     s = json.loads(capsys.readouterr().out)
     assert s["images"] == 3 and s["cards"] == 3 and len(s["unreadable"]) == 1
     assert s["card_accuracy"] is not None and s["median_cpu_ms_per_image"] > 0
+    assert s["calibration"]["count"] == s["cards"] - s["missed"]  # each photo's one card
 
 
 def _scene_and_view(seen_discard: str = "9R", swap: bool = False, misread: bool = False,

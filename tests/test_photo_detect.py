@@ -43,6 +43,7 @@ from vision.photo_detect import (
     one_per_code,
     part_of,
     plain_backs,
+    still_detector,
 )
 from vision.photo_split import group_of, in_split, split_of
 from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader, fuse_suits
@@ -674,6 +675,10 @@ def test_detect_and_eval_commands(tmp_path: Path, capsys: pytest.CaptureFixture[
     rep = json.loads(capsys.readouterr().out)
     assert rep["images"] == 3 and rep["cards"] >= 3 and rep["detections"] >= 3
     assert rep["median_cpu_ms_per_image"] > 0
+    cal = rep["calibration"]  # every detection scored: a labelled card or a false one
+    assert cal["count"] == rep["detections"]
+    wrong = sum(b["count"] * (1 - b["accuracy"]) for b in cal["bins"])
+    assert round(wrong) == rep["false_cards"]
     assert main(["eval", str(folder), "--split", "train", "--json"]) == 2
     assert "no images" in capsys.readouterr().err
 
@@ -708,6 +713,15 @@ def test_detect_reads_a_uno_photo_as_one_card_and_standard_photos_by_their_indic
     forced = json.loads(capsys.readouterr().out)
     assert auto[1]["detections"] == forced["detections"]
     assert len(forced["detections"]) >= 2
+    assert main(["detect", "--deck", "uno", str(uno)]) == 0  # the deck known: no photo reader
+    assert json.loads(capsys.readouterr().out)["detections"] == auto[0]["detections"]
+    assert main(["detect", "--deck", "standard", str(tmp_path / "b_standard.jpg")]) == 0
+    assert json.loads(capsys.readouterr().out)["detections"] == forced["detections"]
+
+
+def test_still_detector_refuses_an_unknown_deck() -> None:
+    with pytest.raises(ValueError, match="unknown deck 'dominoes'"):
+        still_detector(None, "dominoes")
 
 
 def _rect(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:

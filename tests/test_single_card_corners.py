@@ -256,3 +256,82 @@ def test_jittered_corners_are_read_only_where_the_located_corner_is(fusion: Corn
     assert np.isnan(plain).any(1).tolist() == np.isnan(jittered).any(1).tolist() == [True, False]
     assert np.isclose(jittered[1].sum(), 1.0)
     assert fusion.strip.classes[int(np.argmax(jittered[1]))] == "7G"
+
+
+@pytest.fixture(scope="module")
+def table_reader():
+    from vision.recognise import TableReader
+
+    return TableReader.load(None, fanned=True)
+
+
+@pytest.mark.parametrize(("make", "seed", "i"), [
+    (single_card_photo, 7, 3), (held_card_photo, 7, 10), (held_card_photo, 123, 41),
+])
+def test_detect_reads_a_uno_photo_as_the_single_card_reader_does(table_reader, clf, fusion,
+                                                                 make, seed, i):
+    """`cardtable detect` (and `cardtable eval` on a labels.csv) read a surely-UNO photo with
+    its corner indices over the UNO faces: the same code and probability as
+    `python -m vision.single_card --deck uno`, the distribution zero off the UNO faces."""
+    from vision.photo_detect import still_detector
+    from vision.recognise import uno_card_detection
+
+    code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
+    image = make(code, np.random.default_rng([seed, i]))[0]
+    _, want, p = read_single_card(image, clf, UNO_FACE_CODES, None, fusion)
+    (found,) = still_detector(table_reader)(image)
+    assert (found.code, found.confidence) == (want, pytest.approx(p))
+    direct = uno_card_detection(image, table_reader)
+    assert direct is not None and direct.code == want
+    assert direct.probs.sum() == pytest.approx(1.0)
+    off = [k for k, c in enumerate(table_reader.classes) if c not in UNO_FACE_CODES]
+    assert not direct.probs[off].any()
+
+
+def test_no_uno_reading_without_the_strip_model_or_an_image(table_reader):
+    from dataclasses import replace
+
+    from vision.recognise import uno_card_detection
+
+    image = single_card_photo("7R", np.random.default_rng([7, 0]))[0]
+    assert uno_card_detection(image, replace(table_reader, strip=None)) is None
+    assert uno_card_detection(np.zeros((0, 0, 3), np.uint8), table_reader) is None  # no card
+
+
+def test_an_identity_jitter_of_another_copy_of_the_module_is_still_the_identity(monkeypatch):
+    """`python -m vision.single_card` ran a second copy of the module, whose `Jitter()` is not
+    equal to this copy's: the as-located corners were read twice. Identity is by value now."""
+    import importlib.util
+    import sys
+
+    import vision.single_card as this
+
+    spec = importlib.util.spec_from_file_location("single_card_copy", this.__file__)
+    assert spec is not None and spec.loader is not None
+    copy = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "single_card_copy", copy)  # as __main__ was
+    spec.loader.exec_module(copy)
+    quad = np.float32([[0, 0], [100, 0], [100, 150], [0, 150]])
+    jitters = (copy.Jitter(), copy.Jitter(scale=0.97))
+    assert copy.Jitter() != this.Jitter()  # the pitfall itself
+    assert len(this.jittered_quads(quad, jitters)) == 1
+
+
+def test_python_m_single_card_prints_what_its_main_prints(capsys):
+    """The module run as a script gives the same figures as its imported `main`."""
+    import re
+    import subprocess
+    import sys
+
+    from vision.single_card import main
+
+    argv = ["synthetic:held", "--count", "6", "--seed", "7", "--deck", "uno"]
+    assert main(argv) == 0
+    here = capsys.readouterr().out
+    run = subprocess.run([sys.executable, "-m", "vision.single_card", *argv], check=True,
+                         capture_output=True, text=True)
+
+    def untimed(text: str) -> str:
+        return re.sub(r"median \d+ ms per photo", "", text)
+
+    assert untimed(run.stdout) == untimed(here)

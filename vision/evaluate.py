@@ -27,6 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.calibration import Bin, Reliability, reliability
 from vision.recognise import Detection, TableReader, detect_still
 from vision.sources import FrameSourceError, list_images, read_image
 
@@ -61,6 +62,10 @@ class Report:
     """CPU time (both cores, ms) to detect the cards of each photo of a labelled set, models
     loaded and photo decoded: the reader's cost printed beside its accuracy, so that a figure
     of speed comes from the same command as the figure it costs."""
+    scored: list[tuple[float, bool]] = field(default_factory=list)
+    """(confidence, right) per detection, for the reliability table (:mod:`vision.calibration`):
+    a detection of a YOLO set or a scene is right when it is a labelled card with its code, the
+    one detection of a ``labels.csv`` photo when it has the photo's code."""
 
     def summary(self) -> dict[str, Any]:
         n = len(self.pairs)
@@ -86,6 +91,9 @@ class Report:
         }
         if self.scene_errors:
             out["scene_errors"] = self.scene_errors
+        if self.scored:
+            conf, right = zip(*self.scored, strict=True)
+            out["calibration"] = reliability(conf, right).to_json()
         if self.cpu_ms:
             out["median_cpu_ms_per_image"] = round(float(np.median(self.cpu_ms)), 1)
         if self.layouts:
@@ -123,6 +131,9 @@ def format_report(summary: dict[str, Any]) -> str:
     if summary["confusions"]:
         lines.append("  confusion pairs (truth->read x count): " + ", ".join(
             f"{c['truth']}->{c['read']} x{c['count']}" for c in summary["confusions"][:12]))
+    if "calibration" in summary:
+        lines.append("  calibration (confidence group: detections at mean confidence -> share "
+                     "right): " + _calibration_text(summary["calibration"]))
     if "median_cpu_ms_per_image" in summary:
         lines.append(f"  median CPU per image: {summary['median_cpu_ms_per_image']:.1f} ms "
                      "(detection only, models loaded)")
@@ -133,6 +144,10 @@ def format_report(summary: dict[str, Any]) -> str:
         lines.append("  errors by kind (all scenes): " + ", ".join(
             f"{k} x{n}" for k, n in kinds.most_common()))
     return "\n".join(lines)
+
+
+def _calibration_text(cal: dict[str, Any]) -> str:
+    return Reliability(tuple(Bin(**b) for b in cal["bins"]), cal["count"], cal["ece"]).text()
 
 
 # ----------------------------------------------------------------------------- YOLO sets
@@ -247,8 +262,10 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
             ok = any(d.code == code and _contains(d, x, y) for d in dets)
             inside = [d.code for d in dets if _contains(d, x, y)]
             rep.pairs.append((code, code if ok else (inside[0] if inside else MISSED)))
-        rep.false_cards += sum(
-            not any(d.code == code and _contains(d, x, y) for code, x, y in labels) for d in dets)
+        true = [any(d.code == code and _contains(d, x, y) for code, x, y in labels)
+                for d in dets]
+        rep.false_cards += true.count(False)
+        rep.scored.extend((float(d.confidence), t) for d, t in zip(dets, true, strict=True))
         if progress and rep.images % 50 == 0:
             progress(f"{rep.images} images")
     return rep
@@ -257,7 +274,11 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
 # ----------------------------------------------------------------------------- labels.csv
 
 
-def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None) -> Report:
+def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None,
+                 detect: Callable[[np.ndarray], Sequence[Detection]] | None = None) -> Report:
+    """One card per photo: the first detection must have the photo's code. ``detect`` replaces
+    :func:`detect_still` (``cardtable eval`` gives it what ``cardtable detect`` does,
+    :func:`vision.photo_detect.still_detector`)."""
     try:
         with labels.open(newline="") as f:
             rows = list(csv.DictReader(f))
@@ -277,11 +298,14 @@ def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None) ->
             continue
         rep.images += 1
         start = time.process_time()
-        dets = detect_still(image, reader)
+        dets = detect(image) if detect is not None else detect_still(image, reader)
         rep.cpu_ms.append(1000 * (time.process_time() - start))
         rep.detections += len(dets)
         read = dets[0].code if dets else MISSED
-        rep.pairs.append((row["code"].strip().upper(), read))
+        truth = row["code"].strip().upper()
+        rep.pairs.append((truth, read))
+        if dets:
+            rep.scored.append((float(dets[0].confidence), read == truth))
     return rep
 
 
@@ -335,6 +359,9 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
                 used.add(hit)
             matched.append(None if hit is None else dets[hit])
         rep.false_cards += len(dets) - len(used)
+        right = {id(d) for c, d in zip(scene.cards, matched, strict=True)
+                 if d is not None and d.code == c.code}
+        rep.scored.extend((float(d.confidence), id(d) in right) for d in dets)
         reads = [MISSED if d is None else d.code for d in matched]
         rep.pairs.extend((c.code, r) for c, r in zip(scene.cards, reads, strict=True))
         obs = view.observation

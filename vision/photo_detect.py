@@ -1035,15 +1035,17 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     :class:`vision.recognise.TableReader`), else by their corner indices (``photo``, or a
     function that loads it when it is first needed). With
     ``auto``, a photo whose one located card is surely a UNO face (:data:`UNO_SURE`) is that
-    card (:func:`vision.recognise.single_card_detection`), and so is a photo in which the photo
-    reader finds no card.
+    card, read with its corner indices over the UNO faces
+    (:func:`vision.recognise.uno_card_detection`), and a photo in which the photo reader finds
+    no card is its one located card (:func:`vision.recognise.single_card_detection`).
 
     WHY the photo reader runs in a second thread beside the UNO check, and is stopped when the
     check finds a UNO card: ``cardtable detect`` has a second core, and onnxruntime and OpenCV
     release the GIL while they work; run one after the other, the two readings made a photo of
     standard cards the slowest case of ``detect`` (README.md, ``bench-vision --detect``). The
     models are shared: an onnxruntime session may run from two threads at once."""
-    from vision.recognise import mat_detections, single_card_detection
+    from vision.recognise import mat_detections, single_card_detection, uno_card_detection
+    from vision.single_card import SingleCardError, candidates
 
     on_mat = mat_detections(image, reader)
     if on_mat is not None:
@@ -1054,12 +1056,48 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     with ThreadPoolExecutor(1, thread_name_prefix="photo-reader") as pool:
         pending = pool.submit(lambda: _photo_reader(photo).detect(image, stop))
         try:
-            single = single_card_detection(image, reader)
+            try:
+                cands = candidates(image)
+            except SingleCardError:
+                cands = []
+            single = single_card_detection(image, reader, cands)
             if single and _uno_share(single[0], reader) >= UNO_SURE:
-                return single
+                stop.set()  # the photo reader's core is the fused reading's now
+                return (uno_card_detection(image, reader, cands) or single[0],)
             return tuple(pending.result()) or single
         finally:
             stop.set()  # a UNO card (or an error): the photo reader stops at its next stage
+
+
+STILL_DECKS = ("any", "standard", "uno")
+
+
+def still_detector(reader: Any, deck: str = "any") -> Callable[[np.ndarray], tuple[Any, ...]]:
+    """What ``cardtable detect`` does with one still image; ``cardtable eval`` on a
+    ``labels.csv`` measures the same function. A photo on the mat is read by zones; without the
+    mat, by ``deck``: ``any`` (:func:`detect_with_photo_fallback` with ``auto``: one UNO card
+    when surely one, else standard cards by their indices), ``standard`` (standard cards by
+    their indices, the photo reader loaded when first needed) or ``uno`` (one UNO card, read
+    with its corner indices over the UNO faces: :func:`vision.recognise.uno_card_detection`).
+
+    WHY a deck: the game knows its deck (the protocol is the truth), and a photo the whole-card
+    classifier is unsure of is then still read as a card of that deck."""
+    if deck not in STILL_DECKS:
+        raise ValueError(f"unknown deck {deck!r}: use one of {', '.join(STILL_DECKS)}")
+    if deck == "uno":
+        return partial(_uno_still, reader=reader)
+    photo = cache(lambda: PhotoReader.load(cards=reader.classifier))
+    return lambda image: detect_with_photo_fallback(image, reader, photo, auto=deck == "any")
+
+
+def _uno_still(image: np.ndarray, reader: Any) -> tuple[Any, ...]:
+    from vision.recognise import mat_detections, single_card_detection, uno_card_detection
+
+    on_mat = mat_detections(image, reader)
+    if on_mat is not None:
+        return on_mat
+    found = uno_card_detection(image, reader)
+    return (found,) if found is not None else single_card_detection(image, reader)
 
 
 def _photo_reader(photo: PhotoReader | Callable[[], PhotoReader]) -> PhotoReader:

@@ -13,6 +13,7 @@ the classifier is still unsure of is settled by the rest of its frame
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -350,13 +351,15 @@ def mat_detections(image: np.ndarray, reader: TableReader) -> tuple[Detection, .
     return view.detections if view.error is None else None
 
 
-def single_card_detection(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...]:
-    """The single most card-like region of a photo read as one card (none when no region is
-    card-shaped)."""
+def single_card_detection(image: np.ndarray, reader: TableReader,
+                          cands: Sequence[Any] | None = None) -> tuple[Detection, ...]:
+    """The single most card-like region of a photo read as one card by the whole-card
+    classifier (none when no region is card-shaped). ``cands``: the photo's
+    :func:`vision.single_card.candidates` when already found."""
     from vision.single_card import SingleCardError, locate_card
 
     try:
-        found = locate_card(image, CROP_SIZE, classifier=reader.classifier)
+        found = locate_card(image, CROP_SIZE, classifier=reader.classifier, cands=cands)
     except SingleCardError:
         return ()
     p = np.asarray(reader.classifier.predict([found.crop], both_ways=reader.both_ways)[0])
@@ -364,3 +367,35 @@ def single_card_detection(image: np.ndarray, reader: TableReader) -> tuple[Detec
     from vision.synth.scenes import canonical_quad
 
     return (Detection(reader.classes[k], float(p[k]), canonical_quad(found.quad), probs=p),)
+
+
+def uno_card_detection(image: np.ndarray, reader: TableReader,
+                       cands: Sequence[Any] | None = None) -> Detection | None:
+    """The one card of a photo read as a UNO face with its two printed corner indices
+    (:func:`vision.single_card.read_single_card` with a :class:`vision.corner_index.
+    CornerFusion` over the UNO faces, read at jittered quads); None when the reader has no
+    corner-strip model or no region is card-shaped. ``probs`` holds the fused distribution at
+    the UNO faces' columns of the reader's classes, zero elsewhere.
+
+    WHY: this is the reading ``python -m vision.single_card --deck uno`` has measured since the
+    third session, when the corners took its held-up renders from 66% to 82% right
+    (models/README.md), and the figure the README gives for real UNO photos. A photo the
+    whole-card classifier calls surely UNO is read over the UNO faces alone."""
+    from protocol_runner.cards import uno_faces
+    from vision.corner_index import CornerFusion
+    from vision.single_card import SingleCardError, read_single_card_probs
+    from vision.synth.scenes import canonical_quad
+
+    if reader.strip is None:
+        return None
+    uno = {c.code for c in uno_faces()}
+    fusion = CornerFusion(reader.strip, tuple(c for c in reader.classes
+                                              if c in uno and c in reader.strip.classes))
+    try:
+        found, code, conf, probs, codes = read_single_card_probs(
+            image, reader.classifier, fusion.codes, corners=fusion, cands=cands)
+    except SingleCardError:
+        return None
+    full = np.zeros(len(reader.classes))
+    full[[reader.classes.index(c) for c in codes]] = probs
+    return Detection(code, conf, canonical_quad(found.quad), probs=full)

@@ -5,9 +5,9 @@ tiles found with the right code, false tiles (detections that match no tile), pe
 accuracy, confusion pairs and the rate of tables read with no error at all (every tile found
 and right, nothing extra). A label is matched to the unused detection whose quad is nearest,
 corner by corner (any starting corner: a tile lying across the view has no clear "top"), within
-30% of a tile's width. Confidence calibration is measured too: for bins of stated confidence,
-how often the reading was right. So is the speed: the median wall-clock time to find and read
-the tiles of one frame (rendering and scoring left out).
+30% of a tile's width. Confidence calibration is measured too (:mod:`vision.calibration`, as
+for cards: a detection is right when it is a tile with its code). So is the speed: the median
+wall-clock time to find and read the tiles of one frame (rendering and scoring left out).
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from vision.geometry import GeometryError
 from vision.recognise import Detection
 from vision.synth.tile_scenes import TILE_EVAL_SEED_BASE, render_tile_scene
 from vision.tile_detect import detect_tiles
-
-CONFIDENCE_BINS = (0.0, 0.5, 0.9, 0.99, 1.0001)
 
 
 def quad_distance(a: np.ndarray, b: np.ndarray) -> float:
@@ -49,25 +47,14 @@ def match(truth: list[np.ndarray], dets: list[Detection], tolerance: float
 
 
 class TileReport(Report):
-    """A :class:`Report` that also keeps (confidence, right) of every matched reading and the
-    seconds each frame took."""
+    """A :class:`Report` that also keeps the seconds each frame took."""
 
     def __init__(self, kind: str) -> None:
         super().__init__(kind)
-        self.calibration: list[tuple[float, bool]] = []
         self.frame_seconds: list[float] = []
 
     def summary(self) -> dict[str, Any]:
         out = super().summary()
-        bins = []
-        for lo, hi in zip(CONFIDENCE_BINS[:-1], CONFIDENCE_BINS[1:], strict=True):
-            inside = [ok for c, ok in self.calibration if lo <= c < hi]
-            if inside:
-                conf = [c for c, _ in self.calibration if lo <= c < hi]
-                bins.append({"confidence": [lo, min(hi, 1.0)], "tiles": len(inside),
-                             "mean_confidence": round(float(np.mean(conf)), 4),
-                             "accuracy": round(float(np.mean(inside)), 4)})
-        out["calibration"] = bins
         if self.frame_seconds:
             out["median_ms_per_frame"] = round(1000 * float(np.median(self.frame_seconds)), 1)
         return out
@@ -105,8 +92,9 @@ def score_tile_scenes(seeds: range, size: tuple[int, int] = (1280, 720),
         hits = match([t.quad for t in scene.tiles], dets, 0.3 * width)
         reads = [MISSED if j is None else dets[j].code for j in hits]
         rep.pairs.extend((t.code, r) for t, r in zip(scene.tiles, reads, strict=True))
-        rep.calibration.extend((dets[j].confidence, dets[j].code == t.code)
-                               for t, j in zip(scene.tiles, hits, strict=True) if j is not None)
+        right = {j for t, j in zip(scene.tiles, hits, strict=True)
+                 if j is not None and dets[j].code == t.code}
+        rep.scored.extend((float(d.confidence), j in right) for j, d in enumerate(dets))
         false = len(dets) - sum(j is not None for j in hits)
         rep.false_cards += false
         rep.layouts_right += false == 0 and all(t.code == r for t, r in
@@ -117,15 +105,12 @@ def score_tile_scenes(seeds: range, size: tuple[int, int] = (1280, 720),
 
 
 def format_tile_report(summary: dict[str, Any]) -> str:
-    """The card report's text, in the words of tiles, with the calibration table added."""
+    """The card report's text, in the words of tiles, with the speed added."""
     text = format_report(summary)
     for card, tile in (("labelled cards", "labelled tiles"), ("per-card", "per-tile"),
                        ("false cards", "false tiles"), ("layouts read", "tables read")):
         text = text.replace(card, tile)
-    lines = [text, "  confidence calibration (stated -> right):"]
-    lines += [f"    [{b['confidence'][0]:.2f}, {b['confidence'][1]:.2f}): {b['tiles']} tiles, "
-              f"mean {b['mean_confidence']:.3f} -> {b['accuracy']:.2%} right"
-              for b in summary["calibration"]]
+    lines = [text]
     if "median_ms_per_frame" in summary:
         lines.append(f"  speed: median {summary['median_ms_per_frame']:.0f} ms per frame "
                      "(finding and reading the tiles)")

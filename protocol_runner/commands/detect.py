@@ -25,9 +25,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--corners", help="the mat's 4 image corners x,y,... clockwise from top-left "
                    "(instead of finding its markers)")
     p.add_argument("--fanned", action="store_true", help="columns overlap, corner indices showing")
-    p.add_argument("--photos", action="store_true",
-                   help="images without the mat show standard cards: always read every card by "
-                        "its corner indices (vision/photo_detect.py), never as one UNO card")
+    deck = p.add_mutually_exclusive_group()
+    deck.add_argument("--photos", action="store_true",
+                      help="images without the mat show standard cards: always read every card "
+                           "by its corner indices (vision/photo_detect.py), never as one UNO card")
+    deck.add_argument("--deck", choices=("any", "uno", "standard"), default="any",
+                      help="the deck in play: uno = an image without the mat shows one UNO "
+                           "card, read with its corner indices over the UNO faces; standard = "
+                           "as --photos; any (default) = one UNO card when surely one, else "
+                           "standard cards by their corner indices")
     p.add_argument("--tiles", action="store_true",
                    help="the images show domino tiles on the mat: codes D00..D66 or BACK")
     p.set_defaults(handler=run)
@@ -74,17 +80,13 @@ def run(args: argparse.Namespace) -> int:
 def _card_detector(args: argparse.Namespace, corners: Any) -> Callable[[Any], Sequence[Any]]:
     """Cards: the mat pipeline; in a photo without the mat, one UNO card or (``--photos``
     always) every standard card by its corner indices (:func:`detect_with_photo_fallback`)."""
-    from functools import cache
-
-    from vision.photo_detect import PhotoReader, detect_with_photo_fallback
+    from vision.photo_detect import still_detector
     from vision.recognise import TableReader
     from vision.single_card import build_lab_tables
 
     build_lab_tables()  # while the models load
     reader = TableReader.load(args.model, corners=corners, fanned=True if args.fanned else None)
-    photo = cache(lambda: PhotoReader.load(cards=reader.classifier))  # loaded when first needed
-    auto = not args.photos
-    return lambda image: detect_with_photo_fallback(image, reader, photo, auto=auto)
+    return still_detector(reader, "standard" if args.photos else args.deck)
 
 
 def _tile_detector(corners: Any) -> Callable[[Any], Sequence[Any]]:

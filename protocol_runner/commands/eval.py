@@ -22,13 +22,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, help="use only the first N images")
     p.add_argument("--count", type=int, default=50, help="scenes: how many (default 50)")
     p.add_argument("--seed", type=int, default=None, help="scenes: first seed (default 10000000)")
-    p.add_argument("--deck", choices=("uno", "standard", "mixed"), default="uno",
-                   help="scenes: which faces (default uno)")
+    p.add_argument("--deck", choices=("uno", "standard", "mixed"), default=None,
+                   help="scenes: which faces (default uno); labels.csv: the deck in play, as "
+                        "`cardtable detect --deck` (default: any)")
     p.add_argument("--fanned", action="store_true", help="scenes: overlapping columns")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.add_argument("--photos", choices=("auto", "yes", "no"), default="auto",
                    help="YOLO folder: read photos without the mat by corner indices "
-                        "(vision/photo_detect.py); auto = when its classes are standard cards")
+                        "(vision/photo_detect.py); auto = when its classes are standard cards. "
+                        "labels.csv: auto = as `cardtable detect` (one UNO card when surely "
+                        "one, else standard cards by their indices), yes = as `detect "
+                        "--photos`, no = the whole-card classifier's one card")
     p.add_argument("--split", choices=("all", "train", "test"), default="all",
                    help="YOLO folder: only the photos of this split of vision/photo_split.py "
                         "(test = held out from `cardtable train --corners`)")
@@ -62,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     target = Path(args.set)
     if args.set == "scenes":
-        rep = evaluate_scenes(reader, args.count, args.seed or EVAL_SEED_BASE, args.deck,
+        rep = evaluate_scenes(reader, args.count, args.seed or EVAL_SEED_BASE, args.deck or "uno",
                               args.fanned, progress=progress)
     elif target.is_dir():
         from vision.photo_detect import photo_options
@@ -70,7 +74,14 @@ def run(args: argparse.Namespace) -> int:
         detect, keep = photo_options(target, reader, args.photos, args.split)
         rep = evaluate_yolo(target, reader, args.limit, progress, detect, keep)
     elif target.is_file() and target.suffix.lower() == ".csv":
-        rep = evaluate_csv(target, reader, args.limit)
+        from vision.photo_detect import still_detector
+
+        deck = {None: "any", "mixed": "any"}.get(args.deck, args.deck)
+        if args.photos == "yes" and deck == "uno":
+            raise ValueError("--photos yes reads standard cards: it cannot go with --deck uno")
+        detect = None if args.photos == "no" else \
+            still_detector(reader, "standard" if args.photos == "yes" else deck)
+        rep = evaluate_csv(target, reader, args.limit, detect)
     else:
         raise EvalError(f"{target}: not a YOLO folder, a labels.csv or 'scenes'")
     print(report_json(rep) if args.json else format_report(rep.summary()))
