@@ -235,3 +235,68 @@ def test_enrolment_on_renders_keeps_reading_held_up_cards(clf: CardClassifier) -
     corners = CornerFusion.load(clf.classes, UNO_FACE_CODES)
     line = evaluate_synthetic("held", 12, clf, UNO_FACE_CODES, corners, seed=5, enrol_style=3)
     assert line.startswith("enrolled style 3") and float(line.split("top-1 ")[1].split()[0]) >= 0.6
+
+
+@pytest.fixture(scope="module")
+def profile_file(deck_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("profile") / "deck.npz"
+    assert main(["enrol", str(deck_folder), "--out", str(out)]) == 0
+    return out
+
+
+def test_detect_reads_a_uno_photo_through_the_enrolled_profile(
+        profile_file: Path, style: UnoStyle, tmp_path: Path,
+        capsys: pytest.CaptureFixture) -> None:
+    """`cardtable detect --profile` reads as `python -m vision.single_card --profile` does: the
+    whole card and its corners adapted to the enrolled deck."""
+    import json
+
+    from vision.corner_index import CornerFusion
+    from vision.single_card import read_single_card_probs
+    from vision.synth.faces import UNO_FACE_CODES
+
+    clf = CardClassifier.load(DEFAULT_MODEL)
+    profile = DeckProfile.load(profile_file)
+    fusion = CornerFusion.load(clf.classes, UNO_FACE_CODES)
+    image = _photo("3G", 901, style)[0]
+    path = tmp_path / "3G.png"
+    cv2.imwrite(str(path), image)
+    _, code, p, adapted, _ = read_single_card_probs(read_image(path), clf, UNO_FACE_CODES,
+                                                    profile, fusion)
+    plain = read_single_card_probs(read_image(path), clf, UNO_FACE_CODES, None, fusion)[3]
+    assert not np.allclose(adapted, plain, atol=1e-6)  # the profile changes the reading
+    capsys.readouterr()
+    assert main(["detect", "--deck", "uno", "--profile", str(profile_file), str(path)]) == 0
+    (found,) = json.loads(capsys.readouterr().out)["detections"]
+    assert found["code"] == code and found["confidence"] == pytest.approx(p, abs=1e-4)
+
+
+def test_the_table_reader_blends_the_profile_into_every_whole_card_reading(
+        profile_file: Path, style: UnoStyle) -> None:
+    from vision.recognise import TableReader
+
+    reader = TableReader.load(profile=profile_file)
+    crops = [locate_card(_photo(c, 700 + i, style)[0], classifier=reader.classifier).crop
+             for i, c in enumerate(DECK)]
+    profile = DeckProfile.load(profile_file)
+    turned = [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
+    want = (profile.predict(reader.classifier, crops)
+            + profile.predict(reader.classifier, turned)) / 2
+    assert np.allclose(reader.predict(crops), want)
+    assert [reader.classes[int(i)] for i in reader.predict(crops).argmax(1)] == DECK
+
+
+@pytest.mark.parametrize("argv", [
+    ["detect", "--profile", "{missing}", "{image}"],
+    ["eval", "scenes", "--count", "1", "--profile", "{missing}"],
+    ["replay", str(Path(__file__).resolve().parents[1] / "datasets" / "demo"), "--port", "0",
+     "--profile", "{missing}"],
+])
+def test_a_missing_profile_is_a_clear_error(argv: list[str], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture) -> None:
+    image = tmp_path / "x.png"
+    cv2.imwrite(str(image), np.zeros((40, 40, 3), np.uint8))
+    args = [a.format(missing=tmp_path / "none.npz", image=image) for a in argv]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "cardtable: error: cannot read deck profile" in err

@@ -141,6 +141,9 @@ class TableReader:
     columns: int | None = None
     strip: Any = None
     pips: Any = None
+    profile: Any = None
+    """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``): the whole-card
+    readings, and a single UNO card's corner readings, are blended with its prototypes."""
     geometry_every: int = 15
     reuse: bool = True
     both_ways: bool = True
@@ -156,8 +159,10 @@ class TableReader:
             self.geometry = TableGeometry.from_corners(self.corners, self.mat)
 
     @classmethod
-    def load(cls, model: str | Path | None = None, **options: Any) -> TableReader:
-        """A reader with the classifier at ``model`` (default: the shipped one)."""
+    def load(cls, model: str | Path | None = None, profile: str | Path | None = None,
+             **options: Any) -> TableReader:
+        """A reader with the classifier at ``model`` (default: the shipped one) and the deck
+        enrolled in ``profile`` (a ``cardtable enrol`` file; checked against the classifier)."""
         from vision.classifier import DEFAULT_MODEL, CardClassifier
         from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader
         from vision.strip_classifier import DEFAULT_STRIP_MODEL, StripClassifier
@@ -166,11 +171,29 @@ class TableReader:
             options["strip"] = StripClassifier.load(DEFAULT_STRIP_MODEL)
         if "pips" not in options and DEFAULT_PIP_MODEL.is_file():
             options["pips"] = PipSuitReader.load(DEFAULT_PIP_MODEL)
-        return cls(CardClassifier.load(model or DEFAULT_MODEL, threads=1), **options)
+        classifier = CardClassifier.load(model or DEFAULT_MODEL, threads=1)
+        if profile is not None:
+            from vision.enrol import DeckProfile
+
+            options["profile"] = DeckProfile.load(profile)
+            options["profile"].check_model(classifier)
+        return cls(classifier, **options)
 
     @property
     def classes(self) -> tuple[str, ...]:
         return tuple(self.classifier.classes)
+
+    def predict(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Whole-card probabilities of ``crops`` (both ways up when ``both_ways``), adapted to
+        the enrolled deck when there is a ``profile``."""
+        if self.profile is None:
+            return self.classifier.predict(crops, both_ways=self.both_ways)
+        p = self.profile.predict(self.classifier, crops)
+        if not self.both_ways or not len(crops):
+            return p
+        turned = self.profile.predict(self.classifier, [cv2.rotate(c, cv2.ROTATE_180)
+                                                        for c in crops])
+        return (p + turned) / 2
 
     def _locate_table(self, image: np.ndarray) -> None:
         if self.corners is not None:
@@ -254,7 +277,7 @@ class TableReader:
                 for i, p in zip(covered, fresh, strict=True):
                     probs[i] = _to_classes(p, self.strip.classes, classes)
         if todo:
-            fresh = self.classifier.predict([crops[i] for i in todo], both_ways=self.both_ways)
+            fresh = self.predict([crops[i] for i in todo])
             for i, p in zip(todo, fresh, strict=True):
                 probs[i] = np.asarray(p, np.float32)
             self._second_look(image, cards, probs, todo)
@@ -303,7 +326,7 @@ class TableReader:
             return
         crops = [crop_card(image, _grown(cards[i].quad, s), CROP_SIZE)
                  for i in unsure for s in SECOND_LOOK_SCALES]
-        more = np.asarray(self.classifier.predict(crops, both_ways=self.both_ways), np.float32)
+        more = np.asarray(self.predict(crops), np.float32)
         k = len(SECOND_LOOK_SCALES)
         for n, i in enumerate(unsure):
             probs[i] = (probs[i] + more[n * k:(n + 1) * k].sum(axis=0)) / (k + 1)
@@ -362,7 +385,7 @@ def single_card_detection(image: np.ndarray, reader: TableReader,
         found = locate_card(image, CROP_SIZE, classifier=reader.classifier, cands=cands)
     except SingleCardError:
         return ()
-    p = np.asarray(reader.classifier.predict([found.crop], both_ways=reader.both_ways)[0])
+    p = np.asarray(reader.predict([found.crop])[0])
     k = int(np.argmax(p))
     from vision.synth.scenes import canonical_quad
 
@@ -393,7 +416,7 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
                                               if c in uno and c in reader.strip.classes))
     try:
         found, code, conf, probs, codes = read_single_card_probs(
-            image, reader.classifier, fusion.codes, corners=fusion, cands=cands)
+            image, reader.classifier, fusion.codes, reader.profile, fusion, cands=cands)
     except SingleCardError:
         return None
     full = np.zeros(len(reader.classes))

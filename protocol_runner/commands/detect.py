@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                            "card, read with its corner indices over the UNO faces; standard = "
                            "as --photos; any (default) = one UNO card when surely one, else "
                            "standard cards by their corner indices")
+    p.add_argument("--profile", type=Path, default=None,
+                   help="your own deck, enrolled by `cardtable enrol`: a card's reading (on the "
+                        "mat, or a UNO photo's) adapts to it")
     p.add_argument("--tiles", action="store_true",
                    help="the images show domino tiles on the mat: codes D00..D66 or BACK")
     p.set_defaults(handler=run)
@@ -85,7 +88,8 @@ def _card_detector(args: argparse.Namespace, corners: Any) -> Callable[[Any], Se
     from vision.single_card import build_lab_tables
 
     build_lab_tables()  # while the models load
-    reader = TableReader.load(args.model, corners=corners, fanned=True if args.fanned else None)
+    reader = TableReader.load(args.model, profile=args.profile, corners=corners,
+                              fanned=True if args.fanned else None)
     return still_detector(reader, "standard" if args.photos else args.deck)
 
 

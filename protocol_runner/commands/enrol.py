@@ -3,8 +3,9 @@
 PHOTOS is a folder of photos named by card code (``7R.jpg``, ``+2B.png``, ``7R_2.jpg`` for a
 second photo) or a ``labels.csv`` with columns image,code. Each photo shows one card. The command
 prints how the plain classifier read each photo (a mismatch is often a mislabelled photo: check
-it) and writes a small deck profile that recognition then blends in. For an UNO deck the profile
-also holds how the corner-index reader (``vision.corner_index``) reads each card's corners.
+it) and writes a small deck profile that recognition then blends in: give it to ``cardtable
+serve``, ``replay``, ``detect`` or ``eval`` with ``--profile``. For an UNO deck the profile also
+holds how the corner-index reader (``vision.corner_index``) reads each card's corners.
 """
 
 from __future__ import annotations
@@ -41,5 +42,5 @@ def run(args: argparse.Namespace) -> int:
     profile.save(args.out)
     print(f"enrolled {len(profile.codes)} cards from {len(photos)} photos "
           f"(plain classifier agreed on {agree}; corners of {len(profile.corner_codes)}); "
-          f"profile written to {args.out}")
+          f"profile written to {args.out}; use it with --profile {args.out}")
     return 0

@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(rendered domino tables, seeds from 20000000)")
     p.add_argument("--model", help="classifier .onnx (default: models/card_classifier.onnx)")
     p.add_argument("--limit", type=int, help="use only the first N images")
+    p.add_argument("--profile", type=Path, default=None,
+                   help="read with the deck enrolled by `cardtable enrol` (measure enrolment)")
     p.add_argument("--count", type=int, default=50, help="scenes: how many (default 50)")
     p.add_argument("--seed", type=int, default=None, help="scenes: first seed (default 10000000)")
     p.add_argument("--deck", choices=("uno", "standard", "mixed"), default=None,
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         from vision.tile_commands import eval_tiles
 
         return eval_tiles(args.count, args.seed, args.json)
-    reader = TableReader.load(args.model)
+    reader = TableReader.load(args.model, profile=args.profile)
 
     def progress(msg: str) -> None:
         print(f"cardtable eval: {msg}", file=sys.stderr)
