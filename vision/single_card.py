@@ -366,8 +366,9 @@ def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
 FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read with corners
 FUSED_TEMPERATURE = 1.86
 """Temperature of the fused reading (whole card at jittered quads × two corners × the field's
-colour, renormalised): ``p ** (1 / T)``. WHY: a product of experts counts evidence they share
-(the same index print, the same blur) as independent, so it is overconfident; fitted by
+colour, renormalised): ``p ** (1 / T)``. WHY: that product of experts was overconfident, on
+renders and far more on real photos (models/README.md, fifteenth session); likely because it
+counts evidence its experts share (the same index print, the same blur) as independent. Fitted by
 negative log-likelihood (:func:`vision.strip_classifier.fit_temperature`) on the 2,160
 rendered tuning photos of seeds 7 and 123 (all five synthetic kinds, 216 each), never on real
 photos. On the measurement renders (seed 99, 1,080 photos) it took the negative
