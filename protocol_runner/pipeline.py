@@ -587,10 +587,9 @@ def dump_records(records: Iterable[Record]) -> str:
 # ---- wiring: what the commands start -----------------------------------------------------------
 
 def open_recording(path: str | Path, events: str | Path | None = None, speed: float | None = 1.0,
-                   journal: str | Path | None = None, record: str | Path | None = None,
-                   profile: str | Path | None = None) -> Pipeline:
-    """A pipeline over a recording folder, a video file (+ events) or an observations file;
-    ``profile``: the enrolled deck (``cardtable enrol``) the camera reads with."""
+                   journal: str | Path | None = None, record: str | Path | None = None
+                   ) -> Pipeline:
+    """A pipeline over a recording folder, a video file (+ events) or an observations file."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such recording, video or observations file")
@@ -615,7 +614,7 @@ def open_recording(path: str | Path, events: str | Path | None = None, speed: fl
     if not records or not isinstance(records[0].record, Setup):
         raise ObservationError(f"{events_path}: the first record must be the game's setup")
     return Pipeline(video_timeline(video_file_frames(video), fps, records), make_game(journal),
-                    vision=vision_stage(profile), mode="replay",
+                    vision=vision_stage(), mode="replay",
                     source=path.name if path.is_dir() else video.name, speed=speed,
                     recorder=recorder)
 
@@ -972,8 +971,5 @@ def _card_dict(d: Any, zone: str, column: int, row: int,
             "quad": [[float(x), float(y)] for x, y in d.quad]}
 
 
-def vision_stage(profile: str | Path | None = None) -> Vision:
-    """The camera stage, reading with the deck enrolled in ``profile`` when given."""
-    from vision.recognise import TableReader
-
-    return CameraVision(TableReader.load(profile=profile) if profile is not None else None)
+def vision_stage() -> Vision:
+    return CameraVision()

@@ -271,26 +271,9 @@ def test_detect_reads_a_uno_photo_through_the_enrolled_profile(
     assert found["code"] == code and found["confidence"] == pytest.approx(p, abs=1e-4)
 
 
-def test_the_table_reader_blends_the_profile_into_every_whole_card_reading(
-        profile_file: Path, style: UnoStyle) -> None:
-    from vision.recognise import TableReader
-
-    reader = TableReader.load(profile=profile_file)
-    crops = [locate_card(_photo(c, 700 + i, style)[0], classifier=reader.classifier).crop
-             for i, c in enumerate(DECK)]
-    profile = DeckProfile.load(profile_file)
-    turned = [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
-    want = (profile.predict(reader.classifier, crops)
-            + profile.predict(reader.classifier, turned)) / 2
-    assert np.allclose(reader.predict(crops), want)
-    assert [reader.classes[int(i)] for i in reader.predict(crops).argmax(1)] == DECK
-
-
 @pytest.mark.parametrize("argv", [
     ["detect", "--profile", "{missing}", "{image}"],
     ["eval", "scenes", "--count", "1", "--profile", "{missing}"],
-    ["replay", str(Path(__file__).resolve().parents[1] / "datasets" / "demo"), "--port", "0",
-     "--profile", "{missing}"],
 ])
 def test_a_missing_profile_is_a_clear_error(argv: list[str], tmp_path: Path,
                                             capsys: pytest.CaptureFixture) -> None:

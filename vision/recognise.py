@@ -142,8 +142,12 @@ class TableReader:
     strip: Any = None
     pips: Any = None
     profile: Any = None
-    """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``): the whole-card
-    readings, and a single UNO card's corner readings, are blended with its prototypes."""
+    """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), for the photo
+    of one UNO card (:func:`uno_card_detection`: the whole card and both corners adapted to it).
+    WHY not the cards on the mat: a profile made from photos of single cards, blended into the
+    table's readings, lost 105 of 1,000 cards of rendered tables printed in one of four styles
+    and changed nothing in the other three (read right either way; models/README.md, "Deck
+    enrolment")."""
     geometry_every: int = 15
     reuse: bool = True
     both_ways: bool = True
@@ -182,18 +186,6 @@ class TableReader:
     @property
     def classes(self) -> tuple[str, ...]:
         return tuple(self.classifier.classes)
-
-    def predict(self, crops: list[np.ndarray]) -> np.ndarray:
-        """Whole-card probabilities of ``crops`` (both ways up when ``both_ways``), adapted to
-        the enrolled deck when there is a ``profile``."""
-        if self.profile is None:
-            return self.classifier.predict(crops, both_ways=self.both_ways)
-        p = self.profile.predict(self.classifier, crops)
-        if not self.both_ways or not len(crops):
-            return p
-        turned = self.profile.predict(self.classifier, [cv2.rotate(c, cv2.ROTATE_180)
-                                                        for c in crops])
-        return (p + turned) / 2
 
     def _locate_table(self, image: np.ndarray) -> None:
         if self.corners is not None:
@@ -277,7 +269,7 @@ class TableReader:
                 for i, p in zip(covered, fresh, strict=True):
                     probs[i] = _to_classes(p, self.strip.classes, classes)
         if todo:
-            fresh = self.predict([crops[i] for i in todo])
+            fresh = self.classifier.predict([crops[i] for i in todo], both_ways=self.both_ways)
             for i, p in zip(todo, fresh, strict=True):
                 probs[i] = np.asarray(p, np.float32)
             self._second_look(image, cards, probs, todo)
@@ -326,7 +318,7 @@ class TableReader:
             return
         crops = [crop_card(image, _grown(cards[i].quad, s), CROP_SIZE)
                  for i in unsure for s in SECOND_LOOK_SCALES]
-        more = np.asarray(self.predict(crops), np.float32)
+        more = np.asarray(self.classifier.predict(crops, both_ways=self.both_ways), np.float32)
         k = len(SECOND_LOOK_SCALES)
         for n, i in enumerate(unsure):
             probs[i] = (probs[i] + more[n * k:(n + 1) * k].sum(axis=0)) / (k + 1)
@@ -385,7 +377,7 @@ def single_card_detection(image: np.ndarray, reader: TableReader,
         found = locate_card(image, CROP_SIZE, classifier=reader.classifier, cands=cands)
     except SingleCardError:
         return ()
-    p = np.asarray(reader.predict([found.crop])[0])
+    p = np.asarray(reader.classifier.predict([found.crop], both_ways=reader.both_ways)[0])
     k = int(np.argmax(p))
     from vision.synth.scenes import canonical_quad
 

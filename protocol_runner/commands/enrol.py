@@ -4,8 +4,9 @@ PHOTOS is a folder of photos named by card code (``7R.jpg``, ``+2B.png``, ``7R_2
 second photo) or a ``labels.csv`` with columns image,code. Each photo shows one card. The command
 prints how the plain classifier read each photo (a mismatch is often a mislabelled photo: check
 it) and writes a small deck profile that recognition then blends in: give it to ``cardtable
-serve``, ``replay``, ``detect`` or ``eval`` with ``--profile``. For an UNO deck the profile also
-holds how the corner-index reader (``vision.corner_index``) reads each card's corners.
+detect`` or ``eval`` with ``--profile`` to read photos of one UNO card of that deck (not yet
+cards on the mat: models/README.md, "Deck enrolment"). For an UNO deck the profile also holds how
+the corner-index reader (``vision.corner_index``) reads each card's corners.
 """
 
 from __future__ import annotations
@@ -42,5 +43,6 @@ def run(args: argparse.Namespace) -> int:
     profile.save(args.out)
     print(f"enrolled {len(profile.codes)} cards from {len(photos)} photos "
           f"(plain classifier agreed on {agree}; corners of {len(profile.corner_codes)}); "
-          f"profile written to {args.out}; use it with --profile {args.out}")
+          f"profile written to {args.out}; read photos of its cards with "
+          f"`cardtable detect --profile {args.out}`")
     return 0

@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="classifier .onnx (default: models/card_classifier.onnx)")
     p.add_argument("--limit", type=int, help="use only the first N images")
     p.add_argument("--profile", type=Path, default=None,
-                   help="read with the deck enrolled by `cardtable enrol` (measure enrolment)")
+                   help="labels.csv: read photos of one UNO card with the deck enrolled by "
+                        "`cardtable enrol` (measure enrolment)")
     p.add_argument("--count", type=int, default=50, help="scenes: how many (default 50)")
     p.add_argument("--seed", type=int, default=None, help="scenes: first seed (default 10000000)")
     p.add_argument("--deck", choices=("uno", "standard", "mixed"), default=None,
