@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from vision.calibration import EDGES, Bin, reliability
+from vision.calibration import EDGES, Bin, Reliability, reliability
 from vision.evaluate import Report, format_report
 from vision.single_card import SingleCardReport
 
@@ -77,7 +77,8 @@ def test_eval_report_prints_calibration_only_when_detections_were_scored() -> No
     assert s["calibration"]["bins"][0] == {"low": 0.95, "high": 0.99, "count": 1,
                                            "confidence": 0.97, "accuracy": 0.0}
     assert "calibration (" in format_report(s) and "ECE 0.4900 over 2" in format_report(s)
-    assert Bin(**s["calibration"]["bins"][1]).accuracy == 1.0
+    back = Reliability.from_json(s["calibration"])
+    assert back.count == 2 and back.bins[1] == Bin(0.99, 1.0, 1, 0.99, 1.0)
 
 
 def test_single_card_report_leaves_unlocated_photos_out_of_calibration() -> None:

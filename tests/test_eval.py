@@ -125,8 +125,8 @@ def test_eval_scenes_command_json(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(("argv", "message"), [
     (["eval", "no/such/place"], "not a YOLO folder"),
     (["eval", "scenes", "--count", "0"], "--count"),
-    (["eval", str(Path(__file__).parent / "data" / "labels_photos_yes_deck_uno.csv"),
-      "--photos", "yes", "--deck", "uno"], "cannot go with --deck uno"),
+    (["eval", "labels.csv", "--photos", "yes", "--deck", "uno"], "cannot go with --deck uno"),
+    (["eval", "labels.csv", "--photos", "no", "--deck", "uno"], "cannot go with --deck uno"),
 ])
 @pytest.mark.skipif(not MODEL.exists(), reason="no trained classifier in models/")
 def test_eval_bad_arguments(argv: list[str], message: str,

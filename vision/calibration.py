@@ -55,6 +55,11 @@ class Reliability:
                           "confidence": round(b.confidence, 4),
                           "accuracy": round(b.accuracy, 4)} for b in self.bins]}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Reliability:
+        """The table back from :meth:`to_json` (a report's summary holds it as JSON)."""
+        return cls(tuple(Bin(**b) for b in data["bins"]), int(data["count"]), data["ece"])
+
     def text(self) -> str:
         """One line: ``ECE e over n; [low, high) n at mean -> share right; ...``."""
         if self.ece is None:

@@ -27,7 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.calibration import Bin, Reliability, reliability
+from vision.calibration import Reliability, reliability
 from vision.recognise import Detection, TableReader, detect_still
 from vision.sources import FrameSourceError, list_images, read_image
 
@@ -133,7 +133,7 @@ def format_report(summary: dict[str, Any]) -> str:
             f"{c['truth']}->{c['read']} x{c['count']}" for c in summary["confusions"][:12]))
     if "calibration" in summary:
         lines.append("  calibration (confidence group: detections at mean confidence -> share "
-                     "right): " + _calibration_text(summary["calibration"]))
+                     "right): " + Reliability.from_json(summary["calibration"]).text())
     if "median_cpu_ms_per_image" in summary:
         lines.append(f"  median CPU per image: {summary['median_cpu_ms_per_image']:.1f} ms "
                      "(detection only, models loaded)")
@@ -144,10 +144,6 @@ def format_report(summary: dict[str, Any]) -> str:
         lines.append("  errors by kind (all scenes): " + ", ".join(
             f"{k} x{n}" for k, n in kinds.most_common()))
     return "\n".join(lines)
-
-
-def _calibration_text(cal: dict[str, Any]) -> str:
-    return Reliability(tuple(Bin(**b) for b in cal["bins"]), cal["count"], cal["ece"]).text()
 
 
 # ----------------------------------------------------------------------------- YOLO sets
@@ -262,10 +258,10 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
             ok = any(d.code == code and _contains(d, x, y) for d in dets)
             inside = [d.code for d in dets if _contains(d, x, y)]
             rep.pairs.append((code, code if ok else (inside[0] if inside else MISSED)))
-        true = [any(d.code == code and _contains(d, x, y) for code, x, y in labels)
-                for d in dets]
-        rep.false_cards += true.count(False)
-        rep.scored.extend((float(d.confidence), t) for d, t in zip(dets, true, strict=True))
+        labelled = [any(d.code == code and _contains(d, x, y) for code, x, y in labels)
+                    for d in dets]
+        rep.false_cards += labelled.count(False)
+        rep.scored.extend((float(d.confidence), ok) for d, ok in zip(dets, labelled, strict=True))
         if progress and rep.images % 50 == 0:
             progress(f"{rep.images} images")
     return rep

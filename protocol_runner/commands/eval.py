@@ -58,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--limit must be at least 1")
     if args.count < 1:
         raise ValueError("--count must be at least 1")
+    if args.deck == "uno" and args.photos != "auto" and args.set != "scenes":
+        raise ValueError(f"--photos {args.photos} cannot go with --deck uno, which reads each "
+                         "photo as one UNO card")
     if args.set == "tiles":  # rendered domino tables: vision/tile_commands.py
         from vision.tile_commands import eval_tiles
 
@@ -80,8 +83,6 @@ def run(args: argparse.Namespace) -> int:
         from vision.photo_detect import still_detector
 
         deck = {None: "any", "mixed": "any"}.get(args.deck, args.deck)
-        if args.photos == "yes" and deck == "uno":
-            raise ValueError("--photos yes reads standard cards: it cannot go with --deck uno")
         detect = None if args.photos == "no" else \
             still_detector(reader, "standard" if args.photos == "yes" else deck)
         rep = evaluate_csv(target, reader, args.limit, detect)
