@@ -22,6 +22,7 @@ from vision.single_card import (
     Jitter,
     SingleCardError,
     _read_jittered,
+    card_ends,
     evaluate_synthetic,
     order_portrait,
     read_single_card,
@@ -29,7 +30,7 @@ from vision.single_card import (
 )
 from vision.strip_classifier import StripClassifierError
 from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES, canonical_face
-from vision.synth.photos import held_card_photo, single_card_photo
+from vision.synth.photos import held_card_photo, single_card_photo, webcam_card_photo
 
 SHAPE = (480, 640)
 
@@ -81,6 +82,56 @@ def test_complete_quad_of_a_corner_keeps_the_seen_corner():
     w, h = q[1, 0] - q[0, 0], q[3, 1] - q[0, 1]
     assert w >= 340 - 0.5 and h >= 280 - 0.5
     assert max(w, h) / min(w, h) == pytest.approx(CARD_RATIO, rel=1e-3)
+
+
+@pytest.mark.parametrize(("quad", "expected"), [
+    # the upper end of a card held close, wider than tall, cut at the bottom: an upright card
+    # (WHY not the smaller landscape card that would also hold it: held cards stand upright)
+    (_box(100, 60, 560, 480), _box(100, 60, 560, 60 + 460 * CARD_RATIO)),
+    # the same piece cut at the right instead: only a landscape card holds it
+    (_box(100, 60, 640, 440), _box(100, 60, 100 + 380 * CARD_RATIO, 440)),
+    # cut at the left, the right and the bottom: as wide as seen, grown downwards
+    (_box(0, 100, 640, 480), _box(0, 100, 640, 100 + 640 * CARD_RATIO)),
+    # cut at the left, the right and the top: grown upwards
+    (_box(0, 0, 640, 300), _box(0, 300 - 640 * CARD_RATIO, 640, 300)),
+])
+def test_complete_quad_of_a_card_held_close(quad, expected):
+    assert np.allclose(complete_quad(quad, SHAPE), expected, atol=0.5)
+
+
+def test_a_card_held_close_to_a_webcam_runs_off_the_bottom():
+    for i in range(5):
+        img, quad = webcam_card_photo("7Y", np.random.default_rng([5, i]), near=True)
+        h = img.shape[0]
+        top = np.sort(quad[:, 1])[:2].mean()  # the middle of its upper edge, tilted or not
+        assert 0 < top < 0.35 * h and quad[:, 1].max() > h
+
+
+@pytest.mark.parametrize(("quad", "ends"), [
+    # wider than tall: the upper end of an upright card (grown down) or its lower end (up)
+    (_box(100, 100, 400, 300), [_box(100, 100, 400, 100 + 300 * CARD_RATIO),
+                                _box(100, 300 - 300 * CARD_RATIO, 400, 300)]),
+    # the same given in another corner order
+    (np.roll(_box(100, 100, 400, 300), 1, axis=0), [_box(100, 100, 400, 100 + 300 * CARD_RATIO),
+                                                    _box(100, 300 - 300 * CARD_RATIO, 400, 300)]),
+    (_box(100, 100, 300, 400), []),   # taller than wide: a whole card, or a card's side
+    (_box(100, 100, 300, 300), []),   # square: neither
+])
+def test_card_ends(quad, ends):
+    got = card_ends(quad)
+    assert len(got) == len(ends)
+    for g, e in zip(got, ends, strict=True):
+        assert np.allclose(g, e, atol=0.5)
+
+
+def test_card_ends_of_a_tilted_quad_keep_its_tilt():
+    """The end's sides run square to its top edge, whatever the tilt."""
+    c, s = np.cos(np.radians(20)), np.sin(np.radians(20))
+    quad = _box(-150, -60, 150, 60) @ np.float32([[c, s], [-s, c]]) + [320, 200]
+    upper, _ = card_ends(quad)
+    top, side = upper[1] - upper[0], upper[3] - upper[0]
+    assert abs(float(np.dot(top, side))) < 1e-3 * float(np.linalg.norm(top) * np.linalg.norm(side))
+    assert np.linalg.norm(side) == pytest.approx(300 * CARD_RATIO, rel=1e-3)
 
 
 @pytest.mark.parametrize(("quad", "share"), [
@@ -147,6 +198,7 @@ def test_corners_read_held_up_cards_better(clf, fusion):
     (_box(100, 200, 300, 480), False),     # off one side: the other index corner is there
     (_box(100, 0, 300, 480), True),        # off the top and the bottom
     (_box(0, 0, 640, 480), True),          # the whole photo: a card filling it
+    (_box(0, 100, 640, 480), False),       # off three sides: its top edge and corners seen
 ])
 def test_cut_across(quad, across):
     assert _cut_across(quad, SHAPE) == across
@@ -335,3 +387,13 @@ def test_python_m_single_card_prints_what_its_main_prints(capsys):
         return re.sub(r"median \d+ ms per photo", "", text)
 
     assert untimed(run.stdout) == untimed(here)
+
+
+@pytest.mark.parametrize(("index", "code"), [(0, "0R"), (28, "8G"), (36, "SG")])
+def test_a_card_held_close_is_read_as_the_upright_card_its_end_belongs_to(
+        clf: CardClassifier, fusion: CornerFusion, index: int, code: str):
+    """Rendered cards held so close that their upper end alone is outlined, wider than tall."""
+    img, _ = webcam_card_photo(code, np.random.default_rng([31, index]), near=True)
+    loc, read, _ = read_single_card(img, clf, UNO_FACE_CODES, None, fusion)
+    assert loc.method.endswith("-end")
+    assert read == code

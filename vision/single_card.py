@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -38,7 +39,7 @@ import numpy as np
 
 from vision.calibration import Reliability, reliability
 from vision.classifier import apply_gain, geometric_mean
-from vision.strip_classifier import soften
+from vision.strip_classifier import CARD_MM, soften
 
 
 def build_lab_tables() -> None:
@@ -692,6 +693,30 @@ def _read_jittered(image: np.ndarray, quad: np.ndarray, first: np.ndarray,
     return geometric_mean(np.vstack([first[None], read([rectify(image, q) for q in others])]))
 
 
+def card_ends(quad: np.ndarray, ratio: float = CARD_MM[1] / CARD_MM[0]) -> list[np.ndarray]:
+    """For a quad lying wider than tall in the photo: the two upright cards of which it could
+    be the upper or the lower end (the same width, ``ratio`` times as tall, sharing its top or
+    its bottom edge), ordered portrait; for any other quad, none.
+
+    WHY: a card held close to a camera shows its upper end, and what the locator outlines
+    there is often that end alone (the coloured field above the oval, or the visible part down
+    to a finger); read as a whole card lying on its side, its index corners are sought in its
+    middle."""
+    q = order_portrait(quad)  # its long edges are q1 → q2 and q3 → q0
+    long = q[2] - q[1]
+    if abs(long[0]) <= abs(long[1]) or np.linalg.norm(long) <= np.linalg.norm(q[1] - q[0]):
+        return []  # taller than wide in the photo, or square
+    edges = [q[[1, 2]], q[[3, 0]]]
+    top, bottom = sorted(edges, key=lambda e: float(e[:, 1].mean()))
+    top, bottom = top[np.argsort(top[:, 0])], bottom[np.argsort(bottom[:, 0])]  # left to right
+    width = float(np.linalg.norm(top[1] - top[0]))
+    u = (top[1] - top[0]) / max(width, 1e-6)
+    down = np.float32([-u[1], u[0]]) * width * ratio  # u turned a quarter clockwise (y down)
+    upper = np.float32([top[0], top[1], top[1] + down, top[0] + down])
+    lower = np.float32([bottom[0] - down, bottom[1] - down, bottom[1], bottom[0]])
+    return [order_portrait(upper), order_portrait(lower)]
+
+
 def read_single_card(image: np.ndarray, classifier: object,
                      allowed: tuple[str, ...] | None = None, adapter: object | None = None,
                      corners: object | None = None,
@@ -703,8 +728,9 @@ def read_single_card(image: np.ndarray, classifier: object,
     enrolled deck profile with ``.predict(classifier, crops)``) instead; ``allowed`` restricts
     the answer to a deck's codes (the game knows its deck); ``corners`` (a
     :class:`vision.corner_index.CornerFusion`) adds the two corner indices of the card, and
-    then chooses among the proposals within ``FUSED_MARGIN`` of the best geometric score the
-    one whose whole face and (unbalanced) corners agree best; the chosen one is read again with
+    then chooses among the proposals within ``FUSED_MARGIN`` of the best geometric score (and
+    the upright cards that one lying wider than tall could be the end of, :func:`card_ends`)
+    the one whose whole face and (unbalanced) corners agree best; the chosen one is read again with
     its corners white-balanced by its border and its field's colour weighed in.
     WHY: a fragment or the whole frame can fool the whole-card classifier, but its corner
     patches then show no index that agrees. The chosen (or located) card's whole face, and its
@@ -737,6 +763,9 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         if not cands:
             raise SingleCardError("no card-shaped region found in the image")
         cands = [c for c in cands if c[2] >= cands[0][2] - FUSED_MARGIN]
+        # a quad lying wider than tall may be the end of an upright card (:func:`card_ends`)
+        cands += [(f"{name}-end", q, s) for name, quad, s in cands if name != "frame"
+                  for q in card_ends(quad)]
         crops = [rectify(image, q) for _, q, _ in cands]
         card_probs = read(crops)
         h, w = image.shape[:2]
@@ -809,7 +838,8 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
     ``table`` (a card lying on a table), ``held`` (held up to a webcam, often cut off),
     ``tinted`` (held, under strongly coloured light), ``closeup`` (a card filling the photo) or
     ``webcam`` (held up in a lit room to a cheap webcam: white walls, windows, lamps, a white
-    shirt, washed out, blurred, JPEG).
+    shirt, washed out, blurred, JPEG) or ``near`` (as ``webcam``, held so close that the card
+    runs off the frame's lower edge).
     Seeds ``[seed, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real
     photo.
 
@@ -826,7 +856,8 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
     )
 
     makers = {"table": single_card_photo, "held": held_card_photo, "tinted": tinted_held_photo,
-              "closeup": closeup_card_photo, "webcam": webcam_card_photo}
+              "closeup": closeup_card_photo, "webcam": webcam_card_photo,
+              "near": partial(webcam_card_photo, near=True)}
     make = makers.get(kind)
     if make is None:
         raise SingleCardError(f"no synthetic set {kind!r}: use synthetic:"
@@ -876,8 +907,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m vision.single_card")
     ap.add_argument("labels", type=Path,
-                    help="a labels.csv, or synthetic:table, :held, :tinted, :closeup or "
-                         ":webcam (rendered photos)")
+                    help="a labels.csv, or synthetic:table, :held, :tinted, :closeup, :webcam "
+                         "or :near (rendered photos)")
     ap.add_argument("--count", type=int, default=108, help="synthetic: how many photos")
     ap.add_argument("--seed", type=int, default=99, help="synthetic: render seed")
     ap.add_argument("--corners", choices=["on", "off"], default="on",

@@ -104,7 +104,8 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
 
 
 def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
-                      face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      face: np.ndarray | None = None, near: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """A frame of a cheap webcam at a person who holds one card up in a lit room: (BGR photo,
     the card's full quad, which may reach beyond the frame).
 
@@ -115,7 +116,11 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     (the thumb on its face, the fingers behind it); the card is small in the frame or large
     and cut off, tilted and turned in depth; the camera's auto-exposure often washes it all out
     (the border clips to the walls' 255), adds vignetting, a colour cast, motion or focus blur,
-    a low-resolution sensor scaled up, chroma noise and heavy JPEG compression."""
+    a low-resolution sensor scaled up, chroma noise and heavy JPEG compression.
+
+    ``near``: the card held so close that it runs off the frame's lower edge (its long side
+    1.3 to 2.2 frame heights), its top edge in view: only its upper end, with one index
+    corner, is seen. WHY: people hold a card right up to a webcam to show it."""
     w, h = size
     face = _face(code, rng, face)
     fh, fw = face.shape[:2]
@@ -125,9 +130,12 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     skin = rng.uniform(70, 245) * np.array([rng.uniform(0.5, 0.75), rng.uniform(0.68, 0.86), 1.0])
     _person(photo, rng, skin, w, h)
     # the card: small in the frame to larger than it, anywhere, tilted and turned in depth
-    scale = float(np.exp(rng.uniform(np.log(0.22), np.log(1.25)))) * h / fh
-    cx = w / 2 + rng.uniform(-0.4, 0.4) * w
+    lo, hi = (1.3, 2.2) if near else (0.22, 1.25)
+    scale = float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) * h / fh
+    cx = w / 2 + rng.uniform(-0.4, 0.4) * w * (0.5 if near else 1.0)
     cy = h / 2 + rng.uniform(-0.35, 0.4) * h
+    if near:  # the card's top edge 2-30% of the frame down
+        cy = (0.02 + 0.28 * (cy / h - 0.15) / 0.75) * h + fh * scale / 2
     ang = np.radians(rng.uniform(-25, 25) + (90 if rng.random() < 0.15 else 0))
     hw, hh = fw * scale / 2, fh * scale / 2
     # the holding hand behind the card: palm and arm from below the card to the frame's edge
