@@ -99,12 +99,12 @@ def complete_quad(quad: np.ndarray, shape: tuple[int, int], ratio: float = CARD_
     WHY upright: a card held up to a camera stands upright, and one held close shows only
     its upper end, often wider than tall and so as card-like as a smaller card lying on its
     side; read that way, its index corners were sought at its middle. On rendered cards held
-    close (``synthetic:near``, tuning seeds 7 and 123) this took top-1 from 31% to 46%, with
-    the other kinds within a photo or two of 216. WHY the smallest then: the cheapest
-    explanation of what is seen; a card cut at its short side is ``ratio`` times as long as it
-    is wide, and the index corners are then where the corner reader looks for them. WHY as
-    wide as seen: the smallest card again; the photo shows its top edge and with it the
-    corners of that end."""
+    close (``synthetic:near``, tuning seeds 7 and 123) this and the three-side rule below
+    together took top-1 from 31% to 46%, with the other kinds within a photo or two of 216.
+    WHY the smallest then: the cheapest explanation of what is seen; a card cut at its short
+    side is ``ratio`` times as long as it is wide, and the index corners are then where the
+    corner reader looks for them. WHY as wide as seen: the smallest card again; the photo
+    shows its top edge and with it the corners of that end."""
     q = np.asarray(quad, np.float64).reshape(4, 2).copy()
     cut = cut_edges(q, shape)
     if sum(cut) == 3:  # one edge seen, cut on both sides across it: as wide as what is seen
@@ -230,7 +230,13 @@ class CornerFusion:
              colour: bool = True) -> CornerFusion:
         """The strip model at ``path`` over the codes it shares with the card classifier (and
         ``allowed``, the game's deck); an error if they share none (e.g. a standard deck)."""
-        strip = StripClassifier.load(path)
+        return cls.over(StripClassifier.load(path), card_classes, allowed, balance, colour)
+
+    @classmethod
+    def over(cls, strip: StripClassifier, card_classes: Sequence[str],
+             allowed: Sequence[str] | None = None, balance: bool = True,
+             colour: bool = True) -> CornerFusion:
+        """:meth:`load` with a strip model already loaded (a table reader's)."""
         codes = tuple(c for c in card_classes if c in strip.classes and c != BACK
                       and (allowed is None or c in allowed))
         if not codes:

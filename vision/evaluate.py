@@ -344,6 +344,7 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
         rep.detections += len(dets)
         matched: list[Detection | None] = []
         used: set[int] = set()
+        right: set[int] = set()  # detections that are a card with its code
         for card in scene.cards:
             # nearest quad, corner by corner: in a fanned column a covered card's centre lies
             # inside the cards over it too, so containment alone cannot tell them apart
@@ -353,11 +354,11 @@ def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
             hit = int(np.argmin(errs)) if errs and min(errs) < 0.3 * width else None
             if hit is not None:
                 used.add(hit)
+                if dets[hit].code == card.code:
+                    right.add(hit)
             matched.append(None if hit is None else dets[hit])
         rep.false_cards += len(dets) - len(used)
-        right = {id(d) for c, d in zip(scene.cards, matched, strict=True)
-                 if d is not None and d.code == c.code}
-        rep.scored.extend((float(d.confidence), id(d) in right) for d in dets)
+        rep.scored.extend((float(d.confidence), i in right) for i, d in enumerate(dets))
         reads = [MISSED if d is None else d.code for d in matched]
         rep.pairs.extend((c.code, r) for c, r in zip(scene.cards, reads, strict=True))
         obs = view.observation

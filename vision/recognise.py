@@ -403,9 +403,7 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
 
     if reader.strip is None:
         return None
-    uno = {c.code for c in uno_faces()}
-    fusion = CornerFusion(reader.strip, tuple(c for c in reader.classes
-                                              if c in uno and c in reader.strip.classes))
+    fusion = CornerFusion.over(reader.strip, reader.classes, [c.code for c in uno_faces()])
     try:
         found, code, conf, probs, codes = read_single_card_probs(
             image, reader.classifier, fusion.codes, reader.profile, fusion, cands=cands)
