@@ -23,6 +23,7 @@ from vision.single_card import (
     SingleCardError,
     _read_jittered,
     card_ends,
+    end_in_view,
     evaluate_synthetic,
     order_portrait,
     read_single_card,
@@ -132,6 +133,30 @@ def test_card_ends_of_a_tilted_quad_keep_its_tilt():
     top, side = upper[1] - upper[0], upper[3] - upper[0]
     assert abs(float(np.dot(top, side))) < 1e-3 * float(np.linalg.norm(top) * np.linalg.norm(side))
     assert np.linalg.norm(side) == pytest.approx(300 * CARD_RATIO, rel=1e-3)
+
+
+_MIDDLE = _box(100, 100, 400, 300)
+_LOW = _box(100, 300, 400, 480)
+
+
+@pytest.mark.parametrize(("quad", "views"), [
+    # far from the photo's edges: the upright cards themselves
+    (_MIDDLE, card_ends(_MIDDLE)),
+    # running off the lower edge: the upper card is read from the quad (the part in view);
+    # its top edge lies inside the photo, so the lower card is read whole
+    (_LOW, [_LOW, card_ends(_LOW)[1]]),
+    # its far edge 10 px above the lower edge (within EDGE_NEAR): followed to the edge
+    (_box(100, 300, 400, 470), [_box(100, 300, 400, 479),
+                                card_ends(_box(100, 300, 400, 470))[1]]),
+    # the lower end of a card running off the top edge
+    (_box(100, 0, 400, 150), [card_ends(_box(100, 0, 400, 150))[0], _box(100, 0, 400, 150)]),
+    (_box(100, 100, 300, 400), []),  # taller than wide: no end
+])
+def test_end_in_view(quad, views):
+    got = end_in_view(quad, SHAPE[::-1])
+    assert len(got) == len(views)
+    for g, v in zip(got, views, strict=True):
+        assert np.allclose(g, v, atol=0.5)
 
 
 @pytest.mark.parametrize(("quad", "share"), [
@@ -389,7 +414,11 @@ def test_python_m_single_card_prints_what_its_main_prints(capsys):
     assert untimed(run.stdout) == untimed(here)
 
 
-@pytest.mark.parametrize(("index", "code"), [(0, "0R"), (28, "8G"), (36, "SG")])
+@pytest.mark.parametrize(("index", "code"), [
+    (0, "0R"), (28, "8G"), (36, "SG"),
+    # read wrong while an end's whole face was read from the completed card (end_in_view)
+    (2, "2R"), (19, "6Y"), (44, "5B"),
+])
 def test_a_card_held_close_is_read_as_the_upright_card_its_end_belongs_to(
         clf: CardClassifier, fusion: CornerFusion, index: int, code: str):
     """Rendered cards held so close that their upper end alone is outlined, wider than tall."""

@@ -694,6 +694,23 @@ def _read_jittered(image: np.ndarray, quad: np.ndarray, first: np.ndarray,
     return geometric_mean(np.vstack([first[None], read([rectify(image, q) for q in others])]))
 
 
+def _end_edges(quad: np.ndarray, ratio: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """For a quad lying wider than tall: its top and bottom edges (each left to right) and the
+    vector from the top edge to the bottom of the upright card of its width (a card's length,
+    square to the top edge); for any other quad, None."""
+    q = order_portrait(quad)  # its long edges are q1 → q2 and q3 → q0
+    long = q[2] - q[1]
+    if abs(long[0]) <= abs(long[1]) or np.linalg.norm(long) <= np.linalg.norm(q[1] - q[0]):
+        return None  # taller than wide in the photo, or square
+    top, bottom = sorted([q[[1, 2]], q[[3, 0]]], key=lambda e: float(e[:, 1].mean()))
+    top, bottom = top[np.argsort(top[:, 0])], bottom[np.argsort(bottom[:, 0])]  # left to right
+    width = float(np.linalg.norm(top[1] - top[0]))
+    u = (top[1] - top[0]) / max(width, 1e-6)
+    down = np.float32([-u[1], u[0]]) * width * ratio  # u turned a quarter clockwise (y down)
+    return top, bottom, down
+
+
 def card_ends(quad: np.ndarray, ratio: float = CARD_MM[1] / CARD_MM[0]) -> list[np.ndarray]:
     """For a quad lying wider than tall in the photo: the two upright cards of which it could
     be the upper or the lower end (the same width, ``ratio`` times as tall, sharing its top or
@@ -703,19 +720,65 @@ def card_ends(quad: np.ndarray, ratio: float = CARD_MM[1] / CARD_MM[0]) -> list[
     there is often that end alone (the coloured field above the oval, or the visible part down
     to a finger); read as a whole card lying on its side, its index corners are sought in its
     middle."""
-    q = order_portrait(quad)  # its long edges are q1 → q2 and q3 → q0
-    long = q[2] - q[1]
-    if abs(long[0]) <= abs(long[1]) or np.linalg.norm(long) <= np.linalg.norm(q[1] - q[0]):
-        return []  # taller than wide in the photo, or square
-    edges = [q[[1, 2]], q[[3, 0]]]
-    top, bottom = sorted(edges, key=lambda e: float(e[:, 1].mean()))
-    top, bottom = top[np.argsort(top[:, 0])], bottom[np.argsort(bottom[:, 0])]  # left to right
-    width = float(np.linalg.norm(top[1] - top[0]))
-    u = (top[1] - top[0]) / max(width, 1e-6)
-    down = np.float32([-u[1], u[0]]) * width * ratio  # u turned a quarter clockwise (y down)
+    edges = _end_edges(quad, ratio)
+    if edges is None:
+        return []
+    top, bottom, down = edges
     upper = np.float32([top[0], top[1], top[1] + down, top[0] + down])
     lower = np.float32([bottom[0] - down, bottom[1] - down, bottom[1], bottom[0]])
     return [order_portrait(upper), order_portrait(lower)]
+
+
+EDGE_NEAR = 0.03
+"""A quad's far edge (the one a card held close runs on from) counts as the photo's edge when
+both its corners lie within this share of the photo's shorter side of it (:func:`end_in_view`)."""
+
+
+def end_in_view(quad: np.ndarray, size: tuple[int, int],
+                ratio: float = CARD_MM[1] / CARD_MM[0]) -> list[np.ndarray]:
+    """For each card of :func:`card_ends` (the same order), the quad its whole face is read
+    from in a photo of ``size`` (w, h). Where ``quad``'s far edge (the bottom one for the upper
+    card, the top one for the lower) lies at the photo's edge (:data:`EDGE_NEAR`), the card
+    runs out of the photo there: the part of it in view, ordered upright (top-left, top-right,
+    bottom-right, bottom-left), each long side followed until it leaves the photo but never
+    short of ``quad``'s own side. Elsewhere the card itself, as :func:`card_ends` gives it.
+
+    WHY: the whole-card classifier learned a card cut off by the frame as the part in view
+    stretched to a card's shape (``vision/synth/crops.py``, its close-ups); the completed card
+    fills what lies outside the photo with the edge's pixels, which it never saw. WHY only at
+    the photo's edge: a quad whose far edge lies inside the photo is often a whole card lying
+    on its side (a close-up), and the part of it in view, stretched upright, is that card
+    turned a quarter, which the classifier never saw either and misread with confidence
+    (tuning renders, models/README.md)."""
+    edges = _end_edges(quad, ratio)
+    if edges is None:
+        return []
+    top, bottom, down = edges
+    w, h = size
+
+    def reach(start: np.ndarray, seen: np.ndarray, step: np.ndarray) -> np.ndarray:
+        """``start`` moved along ``step`` (a card's length) until it leaves the photo, at
+        most one card length, at least as far as ``seen`` (the quad's corner on that side)."""
+        t = 1.0
+        for axis, bound in ((0, w - 1), (1, h - 1)):
+            if step[axis] > 1e-6:
+                t = min(t, (bound - start[axis]) / step[axis])
+            elif step[axis] < -1e-6:
+                t = min(t, -start[axis] / step[axis])
+        least = float(np.dot(seen - start, step)) / float(np.dot(step, step))
+        return start + float(np.clip(t, min(least, 1.0), 1.0)) * step
+
+    def at_frame(points: np.ndarray) -> bool:
+        """Whether both ``points`` lie within ``EDGE_NEAR`` of the photo's edge, or outside."""
+        gap = EDGE_NEAR * min(w, h)
+        return all(min(x, y, w - 1 - x, h - 1 - y) <= gap for x, y in points)
+
+    cards = card_ends(quad, ratio)
+    upper = np.float32([top[0], top[1], reach(top[1], bottom[1], down),
+                        reach(top[0], bottom[0], down)]) if at_frame(bottom) else cards[0]
+    lower = np.float32([reach(bottom[0], top[0], -down), reach(bottom[1], top[1], -down),
+                        bottom[1], bottom[0]]) if at_frame(top) else cards[1]
+    return [upper, lower]
 
 
 def read_single_card(image: np.ndarray, classifier: object,
@@ -730,7 +793,8 @@ def read_single_card(image: np.ndarray, classifier: object,
     the answer to a deck's codes (the game knows its deck); ``corners`` (a
     :class:`vision.corner_index.CornerFusion`) adds the two corner indices of the card, and
     then chooses among the proposals within ``FUSED_MARGIN`` of the best geometric score (and
-    the upright cards that one lying wider than tall could be the end of, :func:`card_ends`)
+    the upright cards that one lying wider than tall could be the end of, :func:`card_ends`,
+    their whole face read from the quad of :func:`end_in_view`)
     the one whose whole face and (unbalanced) corners agree best; the chosen one is read again with
     its corners white-balanced by its border and its field's colour weighed in.
     WHY: a fragment or the whole frame can fool the whole-card classifier, but its corner
@@ -765,11 +829,14 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
             raise SingleCardError("no card-shaped region found in the image")
         cands = [c for c in cands if c[2] >= cands[0][2] - FUSED_MARGIN]
         # a quad lying wider than tall may be the end of an upright card (:func:`card_ends`)
-        cands += [(f"{name}-end", q, s) for name, quad, s in cands if name != "frame"
-                  for q in card_ends(quad)]
-        crops = [rectify(image, q) for _, q, _ in cands]
-        card_probs = read(crops)
         h, w = image.shape[:2]
+        ends = [(f"{name}-end", q, s, v) for name, quad, s in cands if name != "frame"
+                for q, v in zip(card_ends(quad), end_in_view(quad, (w, h)), strict=True)]
+        # an end's whole face is read where it runs out of the photo (:func:`end_in_view`)
+        views = [q for _, q, _ in cands] + [v for *_, v in ends]
+        cands += [e[:3] for e in ends]
+        crops = [rectify(image, v) for v in views]
+        card_probs = read(crops)
         photo = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
         # the fallback box stands for a card that fills the photo: it is cut on every side
         seen = [photo if name == "frame" else q for name, q, _ in cands]
@@ -781,7 +848,7 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         # which proposal is the card: a wrong proposal's "border" is no white reference (its
         # gain, up to 4x, makes its patches look like anything), and a fragment of one colour
         # (the field alone) would win on colour
-        card = _read_jittered(image, cands[k][1], card_probs[k], read, jitters)
+        card = _read_jittered(image, views[k], card_probs[k], read, jitters)
         probs = corners.read(image, seen[k], card, classes, adapter,  # type: ignore
                              jitters=jitters) * corners.colour_expert(image, seen[k])  # type: ignore
         probs = soften((probs / probs.sum())[None], FUSED_TEMPERATURE)[0]
