@@ -504,7 +504,7 @@ class PhotoReader:
 
         WHY the spotter runs in a second thread beside the outlines: it needs only the image,
         and in ``cardtable detect`` the UNO check beside this reading ends first and leaves a
-        core idle (interleaved A/B, README.md: standard photos 0.04-0.05 s faster at the
+        core idle (interleaved A/B, models/README.md: standard photos 0.04-0.08 s faster at the
         median)."""
         if image is None or getattr(image, "ndim", 0) != 3 or image.shape[2] != 3 \
                 or min(image.shape[:2]) < 16:
