@@ -150,13 +150,16 @@ _LOW = _box(100, 300, 400, 480)
                                 card_ends(_box(100, 300, 400, 470))[1]]),
     # the lower end of a card running off the top edge
     (_box(100, 0, 400, 150), [card_ends(_box(100, 0, 400, 150))[0], _box(100, 0, 400, 150)]),
+    # only one far corner at the photo's edge (a tilted card lying on its side): read whole
+    (np.float32([[100, 300], [400, 280], [400, 420], [100, 479]]),
+     card_ends(np.float32([[100, 300], [400, 280], [400, 420], [100, 479]]))),
     (_box(100, 100, 300, 400), []),  # taller than wide: no end
 ])
 def test_end_in_view(quad, views):
     got = end_in_view(quad, SHAPE[::-1])
     assert len(got) == len(views)
-    for g, v in zip(got, views, strict=True):
-        assert np.allclose(g, v, atol=0.5)
+    for (card, view), end, v in zip(got, card_ends(quad), views, strict=True):
+        assert np.allclose(card, end) and np.allclose(view, v, atol=0.5)
 
 
 @pytest.mark.parametrize(("quad", "share"), [

@@ -735,8 +735,9 @@ both its corners lie within this share of the photo's shorter side of it (:func:
 
 
 def end_in_view(quad: np.ndarray, size: tuple[int, int],
-                ratio: float = CARD_MM[1] / CARD_MM[0]) -> list[np.ndarray]:
-    """For each card of :func:`card_ends` (the same order), the quad its whole face is read
+                ratio: float = CARD_MM[1] / CARD_MM[0]
+                ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each card of :func:`card_ends` (the same order) with the quad its whole face is read
     from in a photo of ``size`` (w, h). Where ``quad``'s far edge (the bottom one for the upper
     card, the top one for the lower) lies at the photo's edge (:data:`EDGE_NEAR`), the card
     runs out of the photo there: the part of it in view, ordered upright (top-left, top-right,
@@ -778,7 +779,7 @@ def end_in_view(quad: np.ndarray, size: tuple[int, int],
                         reach(top[0], bottom[0], down)]) if at_frame(bottom) else cards[0]
     lower = np.float32([reach(bottom[0], top[0], -down), reach(bottom[1], top[1], -down),
                         bottom[1], bottom[0]]) if at_frame(top) else cards[1]
-    return [upper, lower]
+    return list(zip(cards, (upper, lower), strict=True))
 
 
 def read_single_card(image: np.ndarray, classifier: object,
@@ -831,7 +832,7 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         # a quad lying wider than tall may be the end of an upright card (:func:`card_ends`)
         h, w = image.shape[:2]
         ends = [(f"{name}-end", q, s, v) for name, quad, s in cands if name != "frame"
-                for q, v in zip(card_ends(quad), end_in_view(quad, (w, h)), strict=True)]
+                for q, v in end_in_view(quad, (w, h))]
         # an end's whole face is read where it runs out of the photo (:func:`end_in_view`)
         views = [q for _, q, _ in cands] + [v for *_, v in ends]
         cands += [e[:3] for e in ends]
