@@ -255,12 +255,12 @@ def losses(out: Any, heat: Any, rows: list[np.ndarray]) -> dict[str, Any]:
     zero = out.sum() * 0
     if not idx:
         return {"heat": focal / n_pos, "size": zero, "offset": zero, "rank": zero, "suit": zero}
-    n_, y_, x_ = (torch.tensor(v) for v in zip(*idx, strict=True))
-    t = torch.tensor(tgt, dtype=torch.float32)
+    n_, y_, x_ = (torch.tensor(v, device=out.device) for v in zip(*idx, strict=True))
+    t = torch.tensor(tgt, dtype=torch.float32, device=out.device)
     cell = out[n_, :, y_, x_]  # (M, HEADS)
     kind = t[:, 0].long()
     centre = t[:, 6] > 0
-    size_pred = cell[torch.arange(len(t)), SIZE + kind]
+    size_pred = cell[torch.arange(len(t), device=out.device), SIZE + kind]
     size = F.l1_loss(size_pred[centre], t[centre, 3]) if centre.any() else zero
     offset = F.l1_loss(cell[:, OFFSET:OFFSET + 2][centre], t[centre, 4:6]) if centre.any() \
         else zero
@@ -302,11 +302,38 @@ def batches(photos: list[Photo], rendered: list[Photo], batch: int, rng: np.rand
     return x, np.stack(heats), rows
 
 
-def train_spotter(root: Path, runs: Path, steps: int = 6000, batch: int = 16, seed: int = 0,
+def draw_ahead(photos: list[Photo], rendered: list[Photo], batch: int, seed: int,
+           ahead: int = 4) -> Any:
+    """Training batches drawn forever from one seeded stream (:func:`batches`) by a thread of
+    their own, up to ``ahead`` batches ahead: OpenCV and numpy let go of the interpreter while
+    they draw, as torch does while it trains, so the two overlap. WHY a thread and not a loader
+    process: forked after torch and OpenCV started their threads, the process hung on a lock."""
+    import queue
+    import threading
+
+    ready: queue.Queue = queue.Queue(maxsize=ahead)
+
+    def draw() -> None:
+        rng = np.random.default_rng(seed)
+        while True:
+            ready.put(batches(photos, rendered, batch, rng))
+
+    threading.Thread(target=draw, name="spotter-batches", daemon=True).start()
+    while True:
+        yield ready.get()
+
+
+def train_spotter(root: Path, runs: Path, steps: int = 12000, batch: int = 16, seed: int = 0,
                   rendered: int = 0, log: Log = print) -> Path:
     """Train ``steps`` batches (AdamW, one-cycle learning rate) on the training split less its
     validation groups; the last weights are saved at ``runs/spotter.pt`` (nothing is chosen on
-    held-out photos)."""
+    held-out photos).
+
+    WHY bfloat16, channels-last tensors and a drawing thread: on this CPU (AMX) the network's
+    steps in bfloat16 ran 2.5 times faster than in float32 (0.16-0.20 s against 0.40-0.54 s a
+    batch of 16), so twice the float32 recipe's 6,000 steps fit in its time, and more steps find
+    more indices (on a lent GPU: 18,000 steps against 6,000, models/README.md). The same recipe
+    runs on a CUDA device when there is one."""
     import torch
 
     torch.manual_seed(seed)
@@ -316,19 +343,23 @@ def train_spotter(root: Path, runs: Path, steps: int = 6000, batch: int = 16, se
     synth = rendered_photos(rendered, seed)
     if synth:
         log(f"spotter: {len(synth)} rendered photos, {sum(len(p.boxes) for p in synth)} boxes")
-    net = network()
+    cuda = torch.cuda.is_available()
+    device = torch.device("cuda" if cuda else "cpu")
+    draws = draw_ahead(photos, synth, batch, seed)
+    net = network().to(device, memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps,
                                                 pct_start=0.05)
-    rng = np.random.default_rng(seed)
     weights = {"heat": 1.0, "size": 0.5, "offset": 0.5, "rank": 1.0, "suit": 1.0}
     t0 = time.time()
     run = {k: 0.0 for k in weights}
     net.train()
     for step in range(1, steps + 1):
-        x, heat, rows = batches(photos, synth, batch, rng)
-        out = net(torch.from_numpy(x))
-        parts = losses(out, torch.from_numpy(heat), rows)
+        x, heat, rows = next(draws)
+        x = torch.from_numpy(x).to(device, memory_format=torch.channels_last)
+        with torch.autocast(device.type, dtype=torch.bfloat16):
+            out = net(x)
+        parts = losses(out.float(), torch.from_numpy(heat).to(device), rows)
         loss = sum(weights[k] * v for k, v in parts.items())
         opt.zero_grad()
         loss.backward()
@@ -345,7 +376,7 @@ def train_spotter(root: Path, runs: Path, steps: int = 6000, batch: int = 16, se
                 + f" ({time.time() - t0:.0f} s)")
     runs.mkdir(parents=True, exist_ok=True)
     path = runs / "spotter.pt"
-    torch.save(net.state_dict(), path)
+    torch.save({k: v.cpu() for k, v in net.state_dict().items()}, path)
     return path
 
 
@@ -412,8 +443,8 @@ def measure(model: Path, photos: list[Photo], least: float = 0.3) -> dict[str, A
     return {"val_labels": labels, "val_found": found, "val_right": right, "val_false": false}
 
 
-FULL = {"steps": 6000, "batch": 16, "rendered": 1500}
-QUICK = {"steps": 4, "batch": 4, "rendered": 4}
+FULL = {"steps": 12000, "batch": 16, "rendered": 1500, "precision": "bfloat16"}
+QUICK = {"steps": 4, "batch": 4, "rendered": 4, "precision": "bfloat16"}
 LONG_SIDE = 640
 """Long side (px) at which photos are read: the CC BY photos' own size."""
 
