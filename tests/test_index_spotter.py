@@ -27,9 +27,7 @@ from vision.synth.index_crops import SCENE, table_photo
 from vision.train.spotter import (
     CROP,
     Photo,
-    batches,
     code_parts,
-    draw_ahead,
     heatmaps,
     load_photos,
     sample,
@@ -87,22 +85,6 @@ def test_training_crop_keeps_its_labels_on_the_glyphs(seed: int) -> None:
         if 4 <= x < CROP - 4 and 4 <= y < CROP - 4:
             assert crop[int(y), int(x)].mean() < 130
             assert size > 0
-
-
-@pytest.mark.parametrize(("batch", "seed"), [(1, 0), (3, 5)])
-def test_batches_drawn_ahead_by_a_thread_are_the_serial_draws(batch: int, seed: int) -> None:
-    """The training's batches come from a thread drawing ahead; they must be the very batches
-    the serial draw gives, in order, so that one seed still makes one model."""
-    from vision.train.spotter import rendered_photos
-
-    photos = rendered_photos(3, 9)
-    rng = np.random.default_rng(seed)
-    serial = [batches(photos[:2], photos[2:], batch, rng) for _ in range(6)]
-    ahead = draw_ahead(photos[:2], photos[2:], batch, seed, ahead=2)
-    for want in serial:
-        got = next(ahead)
-        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
-        assert all(np.array_equal(g, w) for g, w in zip(got[2], want[2], strict=True))
 
 
 def test_rendered_photo_labels_lie_in_the_photo() -> None:

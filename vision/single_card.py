@@ -721,9 +721,11 @@ def card_ends(quad: np.ndarray, ratio: float = CARD_MM[1] / CARD_MM[0]) -> list[
     to a finger); read as a whole card lying on its side, its index corners are sought in its
     middle."""
     edges = _end_edges(quad, ratio)
-    if edges is None:
-        return []
-    top, bottom, down = edges
+    return [] if edges is None else _ends(*edges)
+
+
+def _ends(top: np.ndarray, bottom: np.ndarray, down: np.ndarray) -> list[np.ndarray]:
+    """The upper and lower upright cards of :func:`card_ends` from :func:`_end_edges`."""
     upper = np.float32([top[0], top[1], top[1] + down, top[0] + down])
     lower = np.float32([bottom[0] - down, bottom[1] - down, bottom[1], bottom[0]])
     return [order_portrait(upper), order_portrait(lower)]
@@ -774,7 +776,7 @@ def end_in_view(quad: np.ndarray, size: tuple[int, int],
         gap = EDGE_NEAR * min(w, h)
         return all(min(x, y, w - 1 - x, h - 1 - y) <= gap for x, y in points)
 
-    cards = card_ends(quad, ratio)
+    cards = _ends(top, bottom, down)
     upper = np.float32([top[0], top[1], reach(top[1], bottom[1], down),
                         reach(top[0], bottom[0], down)]) if at_frame(bottom) else cards[0]
     lower = np.float32([reach(bottom[0], top[0], -down), reach(bottom[1], top[1], -down),

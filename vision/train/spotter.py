@@ -303,38 +303,17 @@ def batches(photos: list[Photo], rendered: list[Photo], batch: int, rng: np.rand
     return x, np.stack(heats), rows
 
 
-def draw_ahead(photos: list[Photo], rendered: list[Photo], batch: int, seed: int,
-           ahead: int = 4) -> Any:
-    """Training batches drawn forever from one seeded stream (:func:`batches`) by a thread of
-    their own, up to ``ahead`` batches ahead: OpenCV and numpy let go of the interpreter while
-    they draw, as torch does while it trains, so the two overlap. WHY a thread and not a loader
-    process: forked after torch and OpenCV started their threads, the process hung on a lock."""
-    import queue
-    import threading
-
-    ready: queue.Queue = queue.Queue(maxsize=ahead)
-
-    def draw() -> None:
-        rng = np.random.default_rng(seed)
-        while True:
-            ready.put(batches(photos, rendered, batch, rng))
-
-    threading.Thread(target=draw, name="spotter-batches", daemon=True).start()
-    while True:
-        yield ready.get()
-
-
 def train_spotter(root: Path, runs: Path, steps: int = 12000, batch: int = 16, seed: int = 0,
                   rendered: int = 0, log: Log = print) -> Path:
     """Train ``steps`` batches (AdamW, one-cycle learning rate) on the training split less its
     validation groups; the last weights are saved at ``runs/spotter.pt`` (nothing is chosen on
     held-out photos).
 
-    WHY bfloat16, channels-last tensors and a drawing thread: on this CPU (AMX) the network's
-    steps in bfloat16 ran 2.5 times faster than in float32 (0.16-0.20 s against 0.40-0.54 s a
-    batch of 16), so twice the float32 recipe's 6,000 steps fit in its time, and more steps find
-    more indices (on a lent GPU: 18,000 steps against 6,000, models/README.md). The same recipe
-    runs on a CUDA device when there is one."""
+    WHY bfloat16 and channels-last tensors: on this CPU (AMX) a step of the network in bfloat16
+    took 0.15-0.23 s against 0.39-0.57 s in float32 (a batch of 16), so twice the float32
+    recipe's 6,000 steps fit in its time (3,845 s against 4,544 s), and more steps find more
+    indices (on a lent GPU, 18,000 steps against 6,000: models/README.md). A CUDA device is
+    used when torch sees one (not run with this code: the GPU test used a scratch driver)."""
     import torch
 
     torch.manual_seed(seed)
@@ -344,19 +323,18 @@ def train_spotter(root: Path, runs: Path, steps: int = 12000, batch: int = 16, s
     synth = rendered_photos(rendered, seed)
     if synth:
         log(f"spotter: {len(synth)} rendered photos, {sum(len(p.boxes) for p in synth)} boxes")
-    cuda = torch.cuda.is_available()
-    device = torch.device("cuda" if cuda else "cpu")
-    draws = draw_ahead(photos, synth, batch, seed)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     net = network().to(device, memory_format=torch.channels_last)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps,
                                                 pct_start=0.05)
+    rng = np.random.default_rng(seed)
     weights = {"heat": 1.0, "size": 0.5, "offset": 0.5, "rank": 1.0, "suit": 1.0}
     t0 = time.time()
     run = {k: 0.0 for k in weights}
     net.train()
     for step in range(1, steps + 1):
-        x, heat, rows = next(draws)
+        x, heat, rows = batches(photos, synth, batch, rng)
         x = torch.from_numpy(x).to(device, memory_format=torch.channels_last)
         with torch.autocast(device.type, dtype=torch.bfloat16):
             out = net(x)
