@@ -587,9 +587,10 @@ def dump_records(records: Iterable[Record]) -> str:
 # ---- wiring: what the commands start -----------------------------------------------------------
 
 def open_recording(path: str | Path, events: str | Path | None = None, speed: float | None = 1.0,
-                   journal: str | Path | None = None, record: str | Path | None = None
-                   ) -> Pipeline:
-    """A pipeline over a recording folder, a video file (+ events) or an observations file."""
+                   journal: str | Path | None = None, record: str | Path | None = None,
+                   profile: str | Path | None = None) -> Pipeline:
+    """A pipeline over a recording folder, a video file (+ events) or an observations file;
+    ``profile``: a deck enrolled on the mat (:func:`vision_stage`)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such recording, video or observations file")
@@ -614,7 +615,7 @@ def open_recording(path: str | Path, events: str | Path | None = None, speed: fl
     if not records or not isinstance(records[0].record, Setup):
         raise ObservationError(f"{events_path}: the first record must be the game's setup")
     return Pipeline(video_timeline(video_file_frames(video), fps, records), make_game(journal),
-                    vision=vision_stage(), mode="replay",
+                    vision=vision_stage(profile), mode="replay",
                     source=path.name if path.is_dir() else video.name, speed=speed,
                     recorder=recorder)
 
@@ -971,5 +972,16 @@ def _card_dict(d: Any, zone: str, column: int, row: int,
             "quad": [[float(x), float(y)] for x, y in d.quad]}
 
 
-def vision_stage() -> Vision:
-    return CameraVision()
+def vision_stage(profile: str | Path | None = None) -> Vision:
+    """The camera's vision stage; ``profile``: a deck enrolled on the mat (``cardtable enrol
+    --mat``), so that the table is read as that deck prints its cards."""
+    if profile is None:
+        return CameraVision()
+    from vision.recognise import TableReader
+
+    reader = TableReader.load(profile=profile)
+    if reader.mat_profile is None:
+        raise ValueError(f"{profile} was enrolled from photos of single cards, which do not "
+                         "adapt the cards on the mat: enrol the deck on the mat with "
+                         "`cardtable enrol --mat` (see `cardtable enrol --mat --order`)")
+    return CameraVision(reader)

@@ -17,6 +17,13 @@ blend. WHY: the renders-only strip network reads some real corner fonts consiste
 (a 1 as a 7); an enrolled deck's "reads like a 7" is then its own 1. Without this the unadapted
 corners outvoted the adapted whole card (enrolment measured 75% without corners, 69% with;
 with the corners adapted too, 91.4% of the other photos of the enrolled deck).
+
+On the mat (:func:`enrol_mat`, ``cardtable enrol --mat``) the deck is laid out in a fixed order
+and photographed, and each card is cut out as the table reader cuts it. WHY not the photos of
+single cards: their prototypes, blended into the table's readings, lost 105 of 1,000 cards of
+one rendered printing; enrolled on the mat, the table of an unfamiliar printing went from 87.8%
+to 97.4% of cards right, and familiar printings lost nothing (models/README.md, "Deck
+enrolment"). A profile records where it was enrolled and is used only there.
 """
 
 from __future__ import annotations
@@ -30,13 +37,16 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from protocol_runner.cards import BACK
 from vision.classifier import CardClassifier, _softmax
 from vision.single_card import SingleCardError, locate_card, read_image, read_labels
 
 if TYPE_CHECKING:
     from vision.corner_index import CornerFusion
+    from vision.recognise import Detection, TableReader
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+PHOTOS, MAT = "photos", "mat"
 PROTO_TEMPERATURE = 0.05  # cosine similarities are compared at this softness
 BLEND = 0.7  # weight of the enrolled prototypes against the plain classifier
 
@@ -68,6 +78,11 @@ class DeckProfile:
     corner_codes: tuple[str, ...] = ()
     corner_prototypes: np.ndarray | None = None  # (K2, S) unit vectors of sqrt probabilities
     strip_classes: tuple[str, ...] = ()
+    source: str = PHOTOS
+    """Where the deck was photographed: ``PHOTOS`` (one card per photo, :func:`enrol`) or
+    ``MAT`` (laid out on the mat, :func:`enrol_mat`). A profile is used only where it was made:
+    prototypes of a card photographed alone do not match the same card read small on the mat
+    (models/README.md, "Deck enrolment")."""
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
@@ -75,7 +90,7 @@ class DeckProfile:
         meta = {"codes": list(self.codes), "model_classes": list(self.model_classes),
                 "temperature": self.temperature, "blend": self.blend,
                 "corner_codes": list(self.corner_codes),
-                "strip_classes": list(self.strip_classes)}
+                "strip_classes": list(self.strip_classes), "source": self.source}
         arrays = {"prototypes": self.prototypes.astype(np.float32)}
         if self.corner_prototypes is not None:
             arrays["corner_prototypes"] = self.corner_prototypes.astype(np.float32)
@@ -96,9 +111,17 @@ class DeckProfile:
                        float(meta["temperature"]), float(meta["blend"]),
                        corner_codes=tuple(meta.get("corner_codes", ())),
                        corner_prototypes=corner,
-                       strip_classes=tuple(meta.get("strip_classes", ())))
+                       strip_classes=tuple(meta.get("strip_classes", ())),
+                       source=str(meta.get("source", PHOTOS)))
         except (OSError, ValueError, KeyError) as exc:
             raise EnrolError(f"cannot read deck profile {path}: {exc}") from exc
+
+    def check_strip(self, strip_classes: Sequence[str]) -> None:
+        """Refuse a profile whose corners were enrolled with another strip model."""
+        if self.corner_codes and tuple(strip_classes) != self.strip_classes:
+            raise EnrolError(
+                "this deck profile's corners were enrolled with another strip model: run "
+                "`cardtable enrol` again with the current models")
 
     def adapt_corners(self, probs: np.ndarray, strip_classes: Sequence[str]) -> np.ndarray:
         """Corner readings (M, S) over ``strip_classes``, adapted to the enrolled deck like the
@@ -107,10 +130,7 @@ class DeckProfile:
         corner prototypes changes nothing."""
         if self.corner_prototypes is None or not self.corner_codes:
             return probs
-        if tuple(strip_classes) != self.strip_classes:
-            raise EnrolError(
-                "this deck profile's corners were enrolled with another strip model: run "
-                "`cardtable enrol` again with the current models")
+        self.check_strip(strip_classes)
         out = np.array(probs, np.float64)
         seen = ~np.isnan(out).any(axis=1)
         if not seen.any():
@@ -130,8 +150,15 @@ class DeckProfile:
                 "run `cardtable enrol` again with the current model"
             )
 
-    def predict(self, classifier: CardClassifier, crops: list[np.ndarray]) -> np.ndarray:
-        """Probabilities (N, C) over the classifier's classes, adapted to the enrolled deck."""
+    def predict(self, classifier: CardClassifier, crops: list[np.ndarray],
+                both_ways: bool = False) -> np.ndarray:
+        """Probabilities (N, C) over the classifier's classes, adapted to the enrolled deck;
+        ``both_ways`` also reads each crop turned 180° and averages, as
+        :meth:`CardClassifier.predict` does."""
+        if both_ways and len(crops):
+            turned = [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
+            p = self.predict(classifier, list(crops) + turned)
+            return (p[: len(crops)] + p[len(crops):]) / 2
         self.check_model(classifier)
         logits, feats = classifier.run(crops)
         p_clf = _softmax(logits / classifier.temperature)
@@ -217,6 +244,15 @@ def enrol_images(photos: Sequence[EnrolPhoto], images: Iterable[np.ndarray],
             rows = corners.corner_probs(image, loc.quad)
             corner_views.setdefault(photo.code, []).extend(
                 r for r in rows if not np.isnan(r).any())
+    return _profile(views, corner_views, classifier,
+                    tuple(corners.strip.classes) if corners else (), tuple(read), PHOTOS)
+
+
+def _profile(views: dict[str, list[np.ndarray]], corner_views: dict[str, list[np.ndarray]],
+             classifier: CardClassifier, strip_classes: tuple[str, ...],
+             read: tuple[EnrolPhoto, ...], source: str) -> DeckProfile:
+    """A code's prototype is the mean of its embeddings; its corner prototype the mean of its
+    corners' readings, square-rooted (codes with no corner seen get none)."""
     codes = tuple(sorted(views))
     protos = _unit_rows(np.stack([np.mean(views[c], axis=0) for c in codes]))
     corner_codes = tuple(sorted(c for c, v in corner_views.items() if v))
@@ -225,6 +261,109 @@ def enrol_images(photos: Sequence[EnrolPhoto], images: Iterable[np.ndarray],
         mean = np.stack([np.mean(corner_views[c], axis=0) for c in corner_codes])
         corner_protos = _unit_rows(np.sqrt(np.maximum(mean, 0.0))).astype(np.float32)
     return DeckProfile(codes, protos.astype(np.float32), tuple(classifier.classes),
-                       photos=tuple(read), corner_codes=corner_codes,
-                       corner_prototypes=corner_protos,
-                       strip_classes=tuple(corners.strip.classes) if corners else ())
+                       photos=read, corner_codes=corner_codes, corner_prototypes=corner_protos,
+                       strip_classes=strip_classes if corner_codes else (), source=source)
+
+
+# ----------------------------------------------------------------------------- on the mat
+
+MAT_ROWS = 4
+"""Cards per column of an enrolment layout: the work area holds 13 such columns (52 cards)."""
+MAX_SHIFT = 3
+
+
+def mat_order(deck: str) -> tuple[str, ...]:
+    """The order a deck is laid out for :func:`enrol_mat`: every face, then one card face down.
+
+    WHY every face and the back: on the mat each of them is a card the table must read, and
+    the back is a printing too (a face-down card is the ``BACK`` class)."""
+    from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES
+
+    faces = {"uno": UNO_FACE_CODES, "standard": STANDARD_FACE_CODES}
+    if deck not in faces:
+        raise EnrolError(f"deck must be uno or standard, got {deck!r}")
+    return (*faces[deck], BACK)
+
+
+def mat_photo_cards(image: np.ndarray, reader: TableReader, name: str) -> list[Detection]:
+    """The cards of one enrolment photo in laying order: the work area's columns left to right
+    (band after band), each top to bottom. A gap before the last card, or a card off the work
+    area, is an error: it would shift every later card's code."""
+    from vision.layout import zone_columns
+
+    reader.reuse, reader.geometry = False, None if reader.corners is None else reader.geometry
+    view = reader.read(image)
+    if view.error is not None:
+        raise EnrolError(f"{name}: {view.error}")
+    work = [d for d in view.detections if d.zone == "work"]
+    off = len(view.detections) - len(work)
+    if off:
+        raise EnrolError(f"{name}: {off} card(s) lie outside the work area; lay every card in "
+                         f"the work area, in columns of {MAT_ROWS}")
+    cells = [(c, r, d) for c, col in enumerate(zone_columns(work, MAT_ROWS), start=1)
+             for r, d in enumerate(col, start=1)]
+    last = max((k for k, (_, _, d) in enumerate(cells) if d is not None), default=-1)
+    for c, r, d in cells[:last]:
+        if d is None:
+            raise EnrolError(f"{name}: no card found at column {c}, row {r}: lay the cards in "
+                             f"columns of {MAT_ROWS} with no gap, not touching, all in view")
+    return [d for _, _, d in cells if d is not None]
+
+
+def enrol_mat(photos: Sequence[tuple[str, np.ndarray]], codes: Sequence[str],
+              reader: TableReader) -> DeckProfile:
+    """Build a deck profile from photos of the deck laid out on the mat in ``codes`` order
+    (:func:`mat_order`), continued from one photo to the next: each card is cut out as the
+    table reads it (same crop size and scale, so the prototypes match what the table will
+    compare them with), embedded upright and turned, and its two index corners read.
+
+    WHY the checks: a card missed or laid out of order would enrol the wrong code for every
+    card after it, so the count must match exactly, and an order that the plain reader agrees
+    with better when shifted by a few places is refused."""
+    from vision.corner_index import read_corners
+    from vision.detect import crop_card
+    from vision.recognise import CROP_SIZE
+
+    classifier = reader.classifier
+    if reader.profile is not None:
+        raise EnrolError("enrol with a reader that has no deck profile")
+    unknown = sorted(set(codes) - set(classifier.classes))
+    if unknown:
+        raise EnrolError(f"the classifier has no class for {', '.join(unknown)}")
+    found: list[tuple[str, np.ndarray, list[Detection]]] = [
+        (name, image, mat_photo_cards(image, reader, name)) for name, image in photos]
+    counts = [len(cards) for _, _, cards in found]
+    if sum(counts) != len(codes):
+        each = ", ".join(f"{name}: {n}" for (name, _, _), n in zip(found, counts, strict=True))
+        raise EnrolError(f"found {sum(counts)} cards ({each}) for the {len(codes)} of the "
+                         f"enrolment order: check that every card lies flat in view, not "
+                         f"touching another, and none is missing or extra")
+    read = [d.code for _, _, cards in found for d in cards]
+    agree = {s: sum(read[i] == codes[i + s] for i in range(len(codes)) if 0 <= i + s < len(codes))
+             for s in range(-MAX_SHIFT, MAX_SHIFT + 1)}
+    best = max(agree, key=lambda s: (agree[s], s == 0))
+    if best != 0:
+        raise EnrolError(f"the cards do not lie in the enrolment order: {agree[best]} of them "
+                         f"read as the card {abs(best)} place(s) "
+                         f"{'later' if best > 0 else 'earlier'} in the order, {agree[0]} as the "
+                         "card of their place. Lay them again as `cardtable enrol --mat "
+                         "--order` prints")
+    strip = reader.strip
+    views: dict[str, list[np.ndarray]] = {}
+    corner_views: dict[str, list[np.ndarray]] = {}
+    enrolled: list[EnrolPhoto] = []
+    k = 0
+    for name, image, cards in found:
+        crops = [crop_card(image, d.quad, CROP_SIZE) for d in cards]
+        emb = classifier.embed(crops + [cv2.rotate(c, cv2.ROTATE_180) for c in crops])
+        rows = read_corners(strip, image, [d.quad for d in cards]) if strip is not None else None
+        for i, d in enumerate(cards):
+            code = codes[k]
+            k += 1
+            enrolled.append(EnrolPhoto(name, code, d.code, float(d.confidence)))
+            views.setdefault(code, []).extend((emb[i], emb[len(cards) + i]))
+            if rows is not None and code in strip.classes:
+                corner_views.setdefault(code, []).extend(
+                    r for r in rows[i] if not np.isnan(r).any())
+    return _profile(views, corner_views, classifier,
+                    tuple(strip.classes) if strip is not None else (), tuple(enrolled), MAT)

@@ -323,17 +323,23 @@ def _view_columns(columns: Iterable[Iterable[Any]]) -> list[list[str | None]]:
 
 def evaluate_scenes(reader: TableReader, count: int, seed: int = EVAL_SEED_BASE,
                     deck: str = "uno", fanned: bool = False, prior: bool = True,
-                    progress: Callable[[str], None] | None = None) -> Report:
-    """Render ``count`` scenes from ``seed`` on, read them, compare with their labels."""
+                    progress: Callable[[str], None] | None = None,
+                    printing: str | None = None) -> Report:
+    """Render ``count`` scenes from ``seed`` on, read them, compare with their labels.
+    ``printing`` (:func:`vision.synth.faces.printing`, e.g. ``thin:7``) prints every UNO face
+    of every scene in that one deck's look instead of one drawn per scene."""
     if seed < EVAL_SEED_BASE:
         raise EvalError(f"measurement seeds start at {EVAL_SEED_BASE} (below are for training)")
     from vision.layout import build_view
     from vision.prior import decode_reveal
+    from vision.synth.faces import printing as printed
     from vision.synth.scenes import render_scene
 
-    rep = Report(f"rendered scenes ({deck}{', fanned' if fanned else ''}, seeds {seed}+)")
+    style = printed(printing) if printing else None
+    rep = Report(f"rendered scenes ({deck}{', fanned' if fanned else ''}"
+                 f"{f', printing {printing}' if printing else ''}, seeds {seed}+)")
     for k in range(count):
-        scene = render_scene(seed + k, deck=deck, fanned=fanned)
+        scene = render_scene(seed + k, deck=deck, fanned=fanned, style=style)
         reader.geometry = None
         reader.fanned = fanned
         reader.reuse = False  # every scene is a new table: nothing may carry over

@@ -142,12 +142,13 @@ class TableReader:
     strip: Any = None
     pips: Any = None
     profile: Any = None
-    """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), for the photo
-    of one UNO card (:func:`uno_card_detection`: the whole card and both corners adapted to it).
-    WHY not the cards on the mat: a profile made from photos of single cards, blended into the
-    table's readings, lost 105 of 1,000 cards of rendered tables printed in one of four styles
-    and changed nothing in the other three (read right either way; models/README.md, "Deck
-    enrolment")."""
+    """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), used where it
+    was photographed: one enrolled on the mat (``cardtable enrol --mat``) adapts the cards on
+    the mat (whole card and corners), one enrolled from photos of single cards adapts the photo
+    of one UNO card (:func:`uno_card_detection`). WHY not across: a profile made from photos of
+    single cards, blended into the table's readings, lost 105 of 1,000 cards of rendered tables
+    printed in one of four styles and changed nothing in the other three (read right either
+    way; models/README.md, "Deck enrolment")."""
     geometry_every: int = 15
     reuse: bool = True
     both_ways: bool = True
@@ -181,11 +182,37 @@ class TableReader:
 
             options["profile"] = DeckProfile.load(profile)
             options["profile"].check_model(classifier)
+            if options["profile"].source == "mat" and options.get("strip") is not None:
+                options["profile"].check_strip(options["strip"].classes)
         return cls(classifier, **options)
 
     @property
     def classes(self) -> tuple[str, ...]:
         return tuple(self.classifier.classes)
+
+    @property
+    def mat_profile(self) -> Any:
+        """The deck profile if it was enrolled on the mat (else None): the table's adapter."""
+        return self.profile if getattr(self.profile, "source", None) == "mat" else None
+
+    @property
+    def photo_profile(self) -> Any:
+        """The deck profile if it was enrolled from photos of single cards (else None)."""
+        return self.profile if getattr(self.profile, "source", None) == "photos" else None
+
+    def _whole(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Whole-card probabilities of table crops, adapted to a deck enrolled on the mat."""
+        if self.mat_profile is not None:
+            return self.mat_profile.predict(self.classifier, crops, both_ways=self.both_ways)
+        return np.asarray(self.classifier.predict(crops, both_ways=self.both_ways))
+
+    def _adapted(self, strip_probs: np.ndarray) -> np.ndarray:
+        """Strip readings (..., S), adapted to a deck enrolled on the mat."""
+        if self.mat_profile is None:
+            return strip_probs
+        flat = strip_probs.reshape(-1, strip_probs.shape[-1])
+        return self.mat_profile.adapt_corners(flat, self.strip.classes).reshape(
+            strip_probs.shape)
 
     def _locate_table(self, image: np.ndarray) -> None:
         if self.corners is not None:
@@ -265,16 +292,18 @@ class TableReader:
             covered = [i for i in todo if cards[i].covered]
             todo = [i for i in todo if not cards[i].covered]
             if covered:
-                fresh = self.strip.predict(image, [cards[i].quad for i in covered])
+                fresh = self._adapted(np.asarray(
+                    self.strip.predict(image, [cards[i].quad for i in covered])))
                 for i, p in zip(covered, fresh, strict=True):
                     probs[i] = _to_classes(p, self.strip.classes, classes)
         if todo:
-            fresh = self.classifier.predict([crops[i] for i in todo], both_ways=self.both_ways)
+            fresh = self._whole([crops[i] for i in todo])
             for i, p in zip(todo, fresh, strict=True):
                 probs[i] = np.asarray(p, np.float32)
             self._second_look(image, cards, probs, todo)
             if self.strip is not None:  # the printed corner indices as a second witness
-                read = read_corners(self.strip, image, [cards[i].quad for i in todo])
+                read = self._adapted(read_corners(self.strip, image,
+                                                  [cards[i].quad for i in todo]))
                 for i, corners in zip(todo, read, strict=True):
                     probs[i] = fuse_table_card(probs[i], corners, classes,  # type: ignore[arg-type]
                                                self.strip.classes)
@@ -318,7 +347,7 @@ class TableReader:
             return
         crops = [crop_card(image, _grown(cards[i].quad, s), CROP_SIZE)
                  for i in unsure for s in SECOND_LOOK_SCALES]
-        more = np.asarray(self.classifier.predict(crops, both_ways=self.both_ways), np.float32)
+        more = np.asarray(self._whole(crops), np.float32)
         k = len(SECOND_LOOK_SCALES)
         for n, i in enumerate(unsure):
             probs[i] = (probs[i] + more[n * k:(n + 1) * k].sum(axis=0)) / (k + 1)
@@ -406,7 +435,7 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     fusion = CornerFusion.over(reader.strip, reader.classes, [c.code for c in uno_faces()])
     try:
         found, code, conf, probs, codes = read_single_card_probs(
-            image, reader.classifier, fusion.codes, reader.profile, fusion, cands=cands)
+            image, reader.classifier, fusion.codes, reader.photo_profile, fusion, cands=cands)
     except SingleCardError:
         return None
     full = np.zeros(len(reader.classes))

@@ -35,8 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                            "as --photos; any (default) = one UNO card when surely one, else "
                            "standard cards by their corner indices")
     p.add_argument("--profile", type=Path, default=None,
-                   help="your own UNO deck, enrolled by `cardtable enrol`: a photo of one UNO "
-                        "card is read as that deck prints it (cards on the mat are not)")
+                   help="your own deck, enrolled by `cardtable enrol`: from photos of single "
+                        "cards, a photo of one UNO card is read as that deck prints it; "
+                        "enrolled on the mat (--mat), the cards on the mat are")
     p.add_argument("--tiles", action="store_true",
                    help="the images show domino tiles on the mat: codes D00..D66 or BACK")
     p.set_defaults(handler=run)

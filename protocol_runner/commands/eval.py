@@ -21,14 +21,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="classifier .onnx (default: models/card_classifier.onnx)")
     p.add_argument("--limit", type=int, help="use only the first N images")
     p.add_argument("--profile", type=Path, default=None,
-                   help="labels.csv: read photos of one UNO card with the deck enrolled by "
-                        "`cardtable enrol` (measure enrolment)")
+                   help="the deck enrolled by `cardtable enrol` (measure enrolment): from "
+                        "photos of single cards for a labels.csv of photos of one UNO card; "
+                        "on the mat (--mat) for scenes")
     p.add_argument("--count", type=int, default=50, help="scenes: how many (default 50)")
     p.add_argument("--seed", type=int, default=None, help="scenes: first seed (default 10000000)")
     p.add_argument("--deck", choices=("uno", "standard", "mixed"), default=None,
                    help="scenes: which faces (default uno); labels.csv: the deck in play, as "
                         "`cardtable detect --deck` (default: any)")
     p.add_argument("--fanned", action="store_true", help="scenes: overlapping columns")
+    p.add_argument("--printing", default=None, metavar="KIND:SEED",
+                   help="scenes: every UNO face in one printing (plain:SEED, a drawn style; "
+                        "thin:SEED, the same in a font no training render uses), as a deck "
+                        "enrolled with `python -m vision.synth.enrolment` is")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.add_argument("--photos", choices=("auto", "yes", "no"), default="auto",
                    help="YOLO folder: read photos without the mat by corner indices "
@@ -66,6 +71,12 @@ def run(args: argparse.Namespace) -> int:
 
         return eval_tiles(args.count, args.seed, args.json)
     reader = TableReader.load(args.model, profile=args.profile)
+    if reader.profile is not None and (reader.mat_profile is None) == (args.set == "scenes"):
+        where = "on the mat (--mat)" if reader.mat_profile is not None else \
+            "from photos of single cards"
+        raise ValueError(f"{args.profile} was enrolled {where}, and adapts only what was "
+                         f"enrolled so: scenes need a profile enrolled on the mat, photos of "
+                         f"one card one enrolled from such photos")
 
     def progress(msg: str) -> None:
         print(f"cardtable eval: {msg}", file=sys.stderr)
@@ -73,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     target = Path(args.set)
     if args.set == "scenes":
         rep = evaluate_scenes(reader, args.count, args.seed or EVAL_SEED_BASE, args.deck or "uno",
-                              args.fanned, progress=progress)
+                              args.fanned, progress=progress, printing=args.printing)
     elif target.is_dir():
         from vision.photo_detect import photo_options
 

@@ -34,6 +34,6 @@ def run(args: argparse.Namespace) -> int:
     def build() -> Pipeline:
         return open_recording(args.video, events=args.events,
                               speed=None if args.fast else 1.0, journal=args.journal,
-                              record=args.record)
+                              record=args.record, profile=args.profile)
 
     return run_dashboard(build, args, exit_at_end=args.exit)

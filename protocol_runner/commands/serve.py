@@ -25,6 +25,9 @@ def add_server_options(parser: argparse.ArgumentParser, default_port: int = 8000
     parser.add_argument("--record", type=Path, default=None, metavar="DIR",
                         help="keep the video (never a blind-window frame) and the events in DIR, "
                              "to replay later")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="your own deck, enrolled on the mat by `cardtable enrol --mat`: "
+                             "the table is read as that deck prints its cards")
 
 
 def register(sub: Any) -> None:
@@ -67,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
         frames = first_frame_checked(open_source(args.camera, on_event=report))
         journal = args.journal or default_journal()
         recorder = Recorder(args.record, fps=10.0) if args.record else None
-        pipeline = Pipeline(live_timeline(frames), make_game(journal), vision=vision_stage(),
-                            mode="live", source=f"camera {args.camera}", speed=None,
-                            recorder=recorder)
+        pipeline = Pipeline(live_timeline(frames), make_game(journal),
+                            vision=vision_stage(args.profile), mode="live",
+                            source=f"camera {args.camera}", speed=None, recorder=recorder)
         holder.append(pipeline)
         print(f"journal: {journal}", flush=True)
         return pipeline

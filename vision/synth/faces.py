@@ -29,6 +29,10 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 FONT_FILES = (
     "DejaVuSans-Bold.ttf", "DejaVuSansCondensed-Bold.ttf", "DejaVuSerifCondensed-Bold.ttf"
 )
+UNSEEN_FONTS = ("DejaVuSans-ExtraLight.ttf",)
+"""Fonts no training render draws (``draw_uno_style`` picks among ``FONT_FILES`` only): the
+thin numerals of :func:`printing` ``thin:SEED``, a deck unlike every render, on which deck
+enrolment is measured."""
 DEFAULT_SIZE = (240, 360)
 SUPERSAMPLE = 2
 
@@ -167,7 +171,26 @@ CLASSIC_UNO = UnoStyle(
 
 @lru_cache(maxsize=64)
 def _font(index: int, px: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(ASSETS / "fonts" / FONT_FILES[index]), px)
+    return ImageFont.truetype(str(ASSETS / "fonts" / (FONT_FILES + UNSEEN_FONTS)[index]), px)
+
+
+PRINTINGS = ("plain", "thin")
+
+
+def printing(spec: str) -> UnoStyle:
+    """One fixed UNO printing named ``KIND:SEED``: ``plain:7`` is the style
+    :func:`draw_uno_style` draws from seed 7 (one of the renders' family), ``thin:7`` the same
+    printing with thin numerals in a font no training render uses (``UNSEEN_FONTS``).
+
+    WHY: a whole table printed in one deck's look is what deck enrolment adapts to; a printing
+    the classifier never saw is where it has something to adapt (models/README.md, "Deck
+    enrolment")."""
+    kind, _, seed = spec.partition(":")
+    if kind not in PRINTINGS or not seed.isdigit():
+        raise FaceError(f"printing {spec!r}: give KIND:SEED with KIND one of "
+                        f"{', '.join(PRINTINGS)}, e.g. thin:7")
+    style = draw_uno_style(np.random.default_rng(int(seed)))
+    return replace(style, font=len(FONT_FILES)) if kind == "thin" else style
 
 
 # ----------------------------------------------------------------------------- layers

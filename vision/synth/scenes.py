@@ -14,8 +14,10 @@ columns, a hand reaching in.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -23,6 +25,9 @@ import numpy as np
 from protocol_runner.cards import BACK, standard_deck, uno_deck
 from vision.geometry import DEFAULT_MAT, MatSpec
 from vision.mat import render_mat
+
+if TYPE_CHECKING:
+    from vision.synth.faces import UnoStyle
 
 CARD_MM = {"uno": (56.0, 87.0), "standard": (63.0, 88.0)}
 MAT_PX_PER_MM = 2.0
@@ -142,11 +147,12 @@ def _card_corners_mm(p: _Placement, size_mm: tuple[float, float]) -> np.ndarray:
 
 
 def _layout(rng: np.random.Generator, codes: list[str], mat: MatSpec, size_mm: tuple[float, float],
-            rows: int, fanned: bool, n_side: int, flip: float) -> list[_Placement]:
+            rows: int, fanned: bool, n_side: int, flip: float, discard: bool = True
+            ) -> list[_Placement]:
     cw, ch = size_mm
     work = mat.zone("work")
-    n_work = len(codes) - 1 - n_side
-    work_codes, discard_code, side_codes = codes[:n_work], codes[n_work], codes[n_work + 1:]
+    n_work = len(codes) - discard - n_side
+    work_codes, side_codes = codes[:n_work], codes[n_work + discard:]
     n_cols = -(-n_work // rows)
     if fanned:
         pitch_y = rng.uniform(0.28, 0.36) * ch
@@ -180,9 +186,11 @@ def _layout(rng: np.random.Generator, codes: list[str], mat: MatSpec, size_mm: t
         angle = rng.uniform(-3, 3) + (180.0 if rng.random() < flip else 0.0)
         out.append(_Placement(code, (x, y), angle, "work", col, row))
     d = mat.zone("discard")
-    out.append(_Placement(discard_code, (d.x + d.w / 2 + rng.uniform(-15, 15), d.y + d.h / 2),
-                          rng.uniform(-15, 15) + 90.0 * (rng.random() < 0.2), "discard", None,
-                          None))
+    if discard:
+        out.append(_Placement(codes[n_work], (d.x + d.w / 2 + rng.uniform(-15, 15),
+                                              d.y + d.h / 2),
+                              rng.uniform(-15, 15) + 90.0 * (rng.random() < 0.2), "discard",
+                              None, None))
     s = mat.zone("side")
     for k, code in enumerate(side_codes):
         x = s.x + 20 + cw / 2 + k * (cw + rng.uniform(6, 14))
@@ -249,28 +257,41 @@ def render_scene(
     hand: bool = False,
     tilt: float = 0.08,
     effects: bool = True,
+    codes: Sequence[str] | None = None,
+    style: UnoStyle | None = None,
 ) -> Scene:
     """Render scene number ``seed``: ``n_cards`` cards (work columns + discard + side row).
 
-    ``deck`` is "uno", "standard" or "mixed" (both kinds of face). The same arguments always give
-    the same image and labels.
+    ``deck`` is "uno", "standard" or "mixed" (both kinds of face). ``codes`` lays exactly those
+    cards instead of drawing them (in the work columns only, in order, column by column; then
+    ``n_cards`` and ``back_fraction`` are unused), and
+    ``style`` prints every UNO face in that one printing instead of one drawn from the seed
+    (:func:`vision.synth.faces.printing`): a deck enrolment's photos. The same arguments always
+    give the same image and labels.
     """
-    if not 2 <= n_cards <= 60:
-        raise ValueError(f"n_cards must be 2..60, got {n_cards}")
+    given = codes is not None
+    if codes is not None:
+        n_cards = len(codes)
+    if not 2 - given <= n_cards <= 60:
+        raise ValueError(f"n_cards must be {2 - given}..60, got {n_cards}")
     if deck not in ("uno", "standard", "mixed"):
         raise ValueError(f"deck must be uno, standard or mixed, got {deck!r}")
     from vision.synth.faces import card_mask, draw_uno_style, render_face
 
     rng = np.random.default_rng(seed)
     w, h = size
-    pool = [c.code for c in uno_deck()] if deck != "standard" else []
-    if deck != "uno":
-        pool += [c.code for c in standard_deck()]
-    codes = [str(c) for c in rng.choice(pool, size=n_cards, replace=len(pool) < n_cards)]
-    codes = [BACK if rng.random() < back_fraction else c for c in codes]
+    if codes is None:
+        pool = [c.code for c in uno_deck()] if deck != "standard" else []
+        if deck != "uno":
+            pool += [c.code for c in standard_deck()]
+        codes = [str(c) for c in rng.choice(pool, size=n_cards, replace=len(pool) < n_cards)]
+        codes = [BACK if rng.random() < back_fraction else c for c in codes]
+        n_side = int(rng.integers(0, 4)) if n_cards > 8 else 0
+    else:
+        codes, n_side = list(codes), 0
     size_mm = CARD_MM["standard" if deck == "standard" else "uno"]
-    n_side = int(rng.integers(0, 4)) if n_cards > 8 else 0
-    places = _layout(rng, codes, mat, size_mm, rows, fanned, n_side, flip)
+    places = _layout(rng, codes, mat, size_mm, rows, fanned, n_side, flip,
+                     discard=not given)
 
     Hm = _camera(rng, mat, size, tilt)
     img = _table_texture(rng, w, h)
@@ -285,7 +306,8 @@ def render_scene(
     m = (mat_mask.astype(np.float32) / 255.0)[..., None]
     img = (img * (1 - m) + mat_warp * m).astype(np.uint8)
 
-    style = draw_uno_style(rng)
+    if style is None:
+        style = draw_uno_style(rng)
     px_per_mm = float(np.sqrt(abs(np.linalg.det(Hm[:2, :2]))))
     fw = int(np.clip(size_mm[0] * px_per_mm * 1.6, 48, 240))
     face_size = (fw, int(fw * size_mm[1] / size_mm[0]))
