@@ -66,7 +66,13 @@ def test_printing_names_one_fixed_style(spec: str, font: int | None) -> None:
     assert style.font == (plain.font if font is None else font)
 
 
-@pytest.mark.parametrize("spec", ["thin", "bold:7", "thin:x", ":7", ""])
+def test_the_classic_printing_is_the_demo_s_deck() -> None:
+    from vision.synth.faces import CLASSIC_UNO
+
+    assert printing("classic") is CLASSIC_UNO
+
+
+@pytest.mark.parametrize("spec", ["thin", "bold:7", "thin:x", ":7", "", "classic:1"])
 def test_a_bad_printing_is_a_clear_error(spec: str) -> None:
     with pytest.raises(FaceError, match="KIND:SEED"):
         printing(spec)
@@ -111,9 +117,10 @@ def test_the_profile_reads_the_printing_s_table_better(profile_file: Path) -> No
     assert reads["enrolled"] == len(truth) >= reads["plain"]
 
 
-def test_a_fanned_table_is_read_through_the_profile(profile_file: Path) -> None:
-    """Covered cards are read from their visible corner, adapted to the deck too: in this
-    printing the plain reader gets 14 of the scene's 50 cards wrong, the enrolled one 9."""
+def test_a_fanned_table_reads_covered_cards_as_without_the_profile(profile_file: Path) -> None:
+    """A covered card's sliver is read by the plain strip network (its prototypes are of whole
+    cards' corners); the whole cards of the table are read through the profile: in this
+    printing the plain reader gets 14 of the scene's 50 cards wrong."""
     scene = render_scene(10_000_001, style=printing(PRINTING), fanned=True)
     wrong, covered = {}, {}
     for name, profile in (("plain", None), ("enrolled", profile_file)):
@@ -121,9 +128,9 @@ def test_a_fanned_table_is_read_through_the_profile(profile_file: Path) -> None:
         wrong[name] = sum(_nearest(scene, d).code != d.code for d in dets)
         covered[name] = {tuple(d.quad.mean(0).round()): d.probs for d in dets if d.covered}
     assert covered["plain"].keys() == covered["enrolled"].keys() and covered["plain"]
-    assert all(not np.allclose(covered["plain"][k], covered["enrolled"][k])
+    assert all(np.allclose(covered["plain"][k], covered["enrolled"][k])
                for k in covered["plain"])
-    assert wrong["enrolled"] < wrong["plain"]
+    assert wrong["enrolled"] <= wrong["plain"]
 
 
 def _nearest(scene: object, det: object) -> object:

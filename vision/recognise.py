@@ -144,11 +144,11 @@ class TableReader:
     profile: Any = None
     """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), used where it
     was photographed: one enrolled on the mat (``cardtable enrol --mat``) adapts the cards on
-    the mat (whole card and corners), one enrolled from photos of single cards adapts the photo
-    of one UNO card (:func:`uno_card_detection`). WHY not across: a profile made from photos of
-    single cards, blended into the table's readings, lost 105 of 1,000 cards of rendered tables
-    printed in one of four styles and changed nothing in the other three (read right either
-    way; models/README.md, "Deck enrolment")."""
+    the mat (whole card and corners, not a covered card's sliver), one enrolled from photos of
+    single cards the photo of one UNO card (:func:`uno_card_detection`). WHY not across: a
+    profile made from photos of single cards, blended into the table's readings, lost 105 of
+    1,000 cards of rendered tables printed in one of four styles and changed nothing in the
+    other three (read right either way; models/README.md, "Deck enrolment")."""
     geometry_every: int = 15
     reuse: bool = True
     both_ways: bool = True
@@ -207,7 +207,8 @@ class TableReader:
         return np.asarray(self.classifier.predict(crops, both_ways=self.both_ways))
 
     def _adapted(self, strip_probs: np.ndarray) -> np.ndarray:
-        """Strip readings (..., S), adapted to a deck enrolled on the mat."""
+        """Strip readings (..., S) of whole cards' corners, adapted to a deck enrolled on the
+        mat."""
         if self.mat_profile is None:
             return strip_probs
         flat = strip_probs.reshape(-1, strip_probs.shape[-1])
@@ -292,8 +293,11 @@ class TableReader:
             covered = [i for i in todo if cards[i].covered]
             todo = [i for i in todo if not cards[i].covered]
             if covered:
-                fresh = self._adapted(np.asarray(
-                    self.strip.predict(image, [cards[i].quad for i in covered])))
+                # not adapted to an enrolled deck: its corner prototypes are of whole cards'
+                # corners, and a fanned card's sliver read against them came out sure and
+                # wrong where the plain reading was unsure and right enough for the runner's
+                # prior (the demo recording: 40 deviations instead of 0)
+                fresh = self.strip.predict(image, [cards[i].quad for i in covered])
                 for i, p in zip(covered, fresh, strict=True):
                     probs[i] = _to_classes(p, self.strip.classes, classes)
         if todo:

@@ -133,7 +133,7 @@ class Replay:
     answers: list[dict[str, Any]] = field(default_factory=list)
 
 
-def replay(folder: Path, want: list[str] | None = None) -> Replay:
+def replay(folder: Path, want: list[str] | None = None, profile: Path | None = None) -> Replay:
     """Replay the video as fast as possible with a player at the table who does what the
     dashboard asks of people: when the camera is unsure of cards ("confirm these cards", the
     runner's ``unsure`` deviation), it looks at each and names it; when a deviation names
@@ -142,11 +142,12 @@ def replay(folder: Path, want: list[str] | None = None) -> Replay:
     lies on the table is left alone: the table puts it right. With ``want`` (the script's
     verdicts), stops at the first verdict that differs (nothing after it could match any
     more). The player's answers are kept in ``answers`` as the events a recording of the
-    session (``--record``) holds, ``t`` between the frame it answered and the next."""
+    session (``--record``) holds, ``t`` between the frame it answered and the next.
+    ``profile``: a deck enrolled on the mat to read the table with."""
     from protocol_runner.pipeline import open_recording, video_fps
 
     truth = truth_at(folder / "script.jsonl")
-    pipeline = open_recording(folder, speed=None)
+    pipeline = open_recording(folder, speed=None, profile=profile)
     half_frame = 0.5 / video_fps(folder / "video.mp4")
     out = Replay()
     exchanges: set[int] = set()

@@ -180,15 +180,18 @@ PRINTINGS = ("plain", "thin")
 def printing(spec: str) -> UnoStyle:
     """One fixed UNO printing named ``KIND:SEED``: ``plain:7`` is the style
     :func:`draw_uno_style` draws from seed 7 (one of the renders' family), ``thin:7`` the same
-    printing with thin numerals in a font no training render uses (``UNSEEN_FONTS``).
+    printing with thin numerals in a font no training render uses (``UNSEEN_FONTS``);
+    ``classic`` is :data:`CLASSIC_UNO`, the look of :func:`canonical_face` (the demo's deck).
 
     WHY: a whole table printed in one deck's look is what deck enrolment adapts to; a printing
     the classifier never saw is where it has something to adapt (models/README.md, "Deck
     enrolment")."""
+    if spec == "classic":
+        return CLASSIC_UNO
     kind, _, seed = spec.partition(":")
     if kind not in PRINTINGS or not seed.isdigit():
         raise FaceError(f"printing {spec!r}: give KIND:SEED with KIND one of "
-                        f"{', '.join(PRINTINGS)}, e.g. thin:7")
+                        f"{', '.join(PRINTINGS)}, e.g. thin:7, or classic")
     style = draw_uno_style(np.random.default_rng(int(seed)))
     return replace(style, font=len(FONT_FILES)) if kind == "thin" else style
 
