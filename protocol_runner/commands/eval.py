@@ -32,8 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fanned", action="store_true", help="scenes: overlapping columns")
     p.add_argument("--printing", default=None, metavar="KIND:SEED",
                    help="scenes: every UNO face in one printing (plain:SEED, a drawn style; "
-                        "thin:SEED, the same in a font no training render uses), as a deck "
-                        "enrolled with `python -m vision.synth.enrolment` is")
+                        "thin:SEED, the same in a font no training render uses; classic, the "
+                        "demo's deck), as a deck enrolled with `python -m "
+                        "vision.synth.enrolment` is")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.add_argument("--photos", choices=("auto", "yes", "no"), default="auto",
                    help="YOLO folder: read photos without the mat by corner indices "
@@ -74,9 +75,10 @@ def run(args: argparse.Namespace) -> int:
     if reader.profile is not None and (reader.mat_profile is None) == (args.set == "scenes"):
         where = "on the mat (--mat)" if reader.mat_profile is not None else \
             "from photos of single cards"
-        raise ValueError(f"{args.profile} was enrolled {where}, and adapts only what was "
-                         f"enrolled so: scenes need a profile enrolled on the mat, photos of "
-                         f"one card one enrolled from such photos")
+        raise ValueError(f"{args.profile} was enrolled {where}, and a profile adapts only "
+                         "what it was enrolled from: scenes need one enrolled on the mat "
+                         "(`cardtable enrol --mat`), photos of one card one enrolled from such "
+                         "photos")
 
     def progress(msg: str) -> None:
         print(f"cardtable eval: {msg}", file=sys.stderr)
