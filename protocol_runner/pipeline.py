@@ -616,8 +616,8 @@ def open_recording(path: str | Path, events: str | Path | None = None, speed: fl
         raise ObservationError(f"{events_path}: the first record must be the game's setup")
     return Pipeline(video_timeline(video_file_frames(video), fps, records), make_game(journal),
                     vision=vision_stage(profile), mode="replay",
-                    source=path.name if path.is_dir() else video.name, speed=speed,
-                    recorder=recorder)
+                    source=(path.name if path.is_dir() else video.name) + deck_label(profile),
+                    speed=speed, recorder=recorder)
 
 
 def video_fps(path: Path) -> float:
@@ -970,6 +970,12 @@ def _card_dict(d: Any, zone: str, column: int, row: int,
     return {"zone": zone, "column": column, "row": row, "code": shown, "read": code,
             "confidence": round(float(d.confidence), 3),
             "quad": [[float(x), float(y)] for x, y in d.quad]}
+
+
+def deck_label(profile: str | Path | None) -> str:
+    """What the page's source line adds for an enrolled deck: the players see that the table
+    is read as their deck prints it."""
+    return "" if profile is None else f" · deck {Path(profile).name}"
 
 
 def vision_stage(profile: str | Path | None = None) -> Vision:

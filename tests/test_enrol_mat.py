@@ -233,6 +233,15 @@ def test_the_live_vision_stage_reads_through_a_mat_profile(profile_file: Path) -
     assert stage.reader.mat_profile is not None  # type: ignore[attr-defined]
 
 
+def test_a_replay_through_a_profile_names_the_deck_on_the_page(profile_file: Path) -> None:
+    from protocol_runner.pipeline import open_recording
+
+    demo = Path(__file__).resolve().parents[1] / "datasets" / "demo"
+    plain = open_recording(demo, speed=None)
+    enrolled = open_recording(demo, speed=None, profile=profile_file)
+    assert plain.source == "demo" and enrolled.source == "demo · deck deck.npz"
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["enrol", "--order"], "give --mat too"),
     (["enrol"], "give one folder of card photos"),

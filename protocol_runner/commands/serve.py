@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from protocol_runner.pipeline import (
         Pipeline,
         Recorder,
+        deck_label,
         default_journal,
         live_timeline,
         make_game,
@@ -72,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         recorder = Recorder(args.record, fps=10.0) if args.record else None
         pipeline = Pipeline(live_timeline(frames), make_game(journal),
                             vision=vision_stage(args.profile), mode="live",
-                            source=f"camera {args.camera}", speed=None, recorder=recorder)
+                            source=f"camera {args.camera}" + deck_label(args.profile),
+                            speed=None, recorder=recorder)
         holder.append(pipeline)
         print(f"journal: {journal}", flush=True)
         return pipeline
