@@ -986,8 +986,5 @@ def vision_stage(profile: str | Path | None = None) -> Vision:
     from vision.recognise import TableReader
 
     reader = TableReader.load(profile=profile)
-    if reader.mat_profile is None:
-        raise ValueError(f"{profile} was enrolled from photos of single cards, which do not "
-                         "adapt the cards on the mat: enrol the deck on the mat with "
-                         "`cardtable enrol --mat` (see `cardtable enrol --mat --order`)")
+    reader.profile.check_source(on_mat=True, path=profile)
     return CameraVision(reader)

@@ -88,10 +88,10 @@ def test_the_whole_turn_read_through_its_deck_s_mat_profile(
     instead of 59, and the demo recording gave 40 deviations."""
     from vision.enrol import enrol_mat, mat_order
     from vision.recognise import TableReader
-    from vision.synth.enrolment import enrolment_photos
+    from vision.synth.enrolment import render_enrolment
 
     deck = tmp_path / "classic.npz"
-    photos = [(f"p{k}", im) for k, im in enumerate(enrolment_photos("classic"))]
+    photos = [(f"p{k}", im) for k, im in enumerate(render_enrolment("classic"))]
     enrol_mat(photos, mat_order("uno"), TableReader.load()).save(deck)
     got = replay(turn_video, script_verdicts(turn), profile=deck)
     assert got.verdicts == plain_replay.verdicts

@@ -15,9 +15,9 @@ import pytest
 
 from protocol_runner.cards import BACK
 from protocol_runner.cli import main
-from vision.enrol import MAT, PHOTOS, DeckProfile, EnrolError, enrol_mat, mat_order
+from vision.enrol import MAT, PHOTOS, DeckProfile, EnrolError, enrol_mat, mat_order, mat_photos
 from vision.recognise import TableReader, uno_card_detection
-from vision.synth.enrolment import ENROL_SEED_BASE, PER_PHOTO, enrolment_photos
+from vision.synth.enrolment import ENROL_SEED_BASE, render_enrolment
 from vision.synth.faces import FaceError, printing
 from vision.synth.scenes import render_scene
 
@@ -33,7 +33,7 @@ def reader() -> TableReader:
 def photos(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     folder = tmp_path_factory.mktemp("enrol")
     paths = []
-    for k, image in enumerate(enrolment_photos(PRINTING), start=1):
+    for k, image in enumerate(render_enrolment(PRINTING), start=1):
         paths.append(folder / f"enrol_{k}.png")
         cv2.imwrite(str(paths[-1]), image)
     return paths
@@ -139,12 +139,14 @@ def _nearest(scene: object, det: object) -> object:
 
 
 def _shifted_photos() -> list[tuple[str, np.ndarray]]:
+    """The enrolment photos with each place holding the card that belongs one place later
+    (the first card last)."""
     order = mat_order("uno")
-    shifted = (order[1:] + order[:1])
+    shifted = iter(order[1:] + order[:1])
     style = printing(PRINTING)
     return [(f"p{k}", render_scene(ENROL_SEED_BASE + k, style=style,
-                                   codes=shifted[s:s + PER_PHOTO]).image)
-            for k, s in enumerate(range(0, len(order), PER_PHOTO))]
+                                   codes=[next(shifted) for _ in chunk]).image)
+            for k, chunk in enumerate(mat_photos("uno"))]
 
 
 @pytest.mark.parametrize(("setup", "message"), [
@@ -191,13 +193,16 @@ def test_a_profile_adapts_only_where_it_was_enrolled(profile_file: Path) -> None
     reader.profile = photo
     assert reader.mat_profile is None and reader.photo_profile is photo
     # a photo of one card is read without a mat profile: the same as with no profile at all
-    scene = render_scene(10_000_002, n_cards=2, style=printing(PRINTING))
-    crop = scene.image[100:600, 300:900]
-    with_mat = uno_card_detection(crop, mat)
-    without = uno_card_detection(crop, TableReader.load())
-    assert (with_mat is None) == (without is None)
-    if with_mat is not None and without is not None:
-        assert np.allclose(with_mat.probs, without.probs)
+    from vision.synth.faces import render_face
+    from vision.synth.photos import single_card_photo
+
+    rng = np.random.default_rng(7)
+    photo_of_one = single_card_photo(
+        "8G", rng, face=render_face("8G", rng, (200, 300), style=printing(PRINTING)))[0]
+    with_mat = uno_card_detection(photo_of_one, mat)
+    without = uno_card_detection(photo_of_one, TableReader.load())
+    assert with_mat is not None and without is not None
+    assert np.allclose(with_mat.probs, without.probs)
 
 
 @pytest.mark.parametrize("argv", [

@@ -116,6 +116,23 @@ class DeckProfile:
         except (OSError, ValueError, KeyError) as exc:
             raise EnrolError(f"cannot read deck profile {path}: {exc}") from exc
 
+    @property
+    def on_mat(self) -> bool:
+        """Whether it was enrolled on the mat (it then adapts the cards on the mat, and only
+        them)."""
+        return self.source == MAT
+
+    def check_source(self, on_mat: bool, path: str | Path = "this deck profile") -> None:
+        """Refuse a profile enrolled elsewhere than where it is to be used."""
+        if self.on_mat != on_mat:
+            where = ("on the mat (`cardtable enrol --mat`)" if self.on_mat
+                     else "from photos of single cards")
+            need = ("enrol the deck on the mat with `cardtable enrol --mat` (see `cardtable "
+                    "enrol --mat --order`)" if on_mat else "enrol it from photos of single "
+                    "cards with `cardtable enrol PHOTOS`")
+            raise EnrolError(f"{path} was enrolled {where}, and a profile adapts only what it "
+                             f"was enrolled from: {need}")
+
     def check_strip(self, strip_classes: Sequence[str]) -> None:
         """Refuse a profile whose corners were enrolled with another strip model."""
         if self.corner_codes and tuple(strip_classes) != self.strip_classes:
@@ -268,7 +285,9 @@ def _profile(views: dict[str, list[np.ndarray]], corner_views: dict[str, list[np
 # ----------------------------------------------------------------------------- on the mat
 
 MAT_ROWS = 4
-"""Cards per column of an enrolment layout: the work area holds 13 such columns (52 cards)."""
+"""Cards per column of an enrolment layout."""
+MAT_COLUMNS = 13
+"""Columns of ``MAT_ROWS`` cards the default mat's work area holds side by side."""
 MAX_SHIFT = 3
 
 
@@ -285,14 +304,21 @@ def mat_order(deck: str) -> tuple[str, ...]:
     return (*faces[deck], BACK)
 
 
+def mat_photos(deck: str) -> list[tuple[str, ...]]:
+    """:func:`mat_order` cut into the photos it takes: as many cards per photo as the work
+    area holds (``MAT_COLUMNS`` × ``MAT_ROWS``)."""
+    order, per = mat_order(deck), MAT_COLUMNS * MAT_ROWS
+    return [order[k:k + per] for k in range(0, len(order), per)]
+
+
 def mat_photo_cards(image: np.ndarray, reader: TableReader, name: str) -> list[Detection]:
     """The cards of one enrolment photo in laying order: the work area's columns left to right
     (band after band), each top to bottom. A gap before the last card, or a card off the work
     area, is an error: it would shift every later card's code."""
     from vision.layout import zone_columns
+    from vision.recognise import still_view
 
-    reader.reuse, reader.geometry = False, None if reader.corners is None else reader.geometry
-    view = reader.read(image)
+    view = still_view(image, reader)
     if view.error is not None:
         raise EnrolError(f"{name}: {view.error}")
     work = [d for d in view.detections if d.zone == "work"]

@@ -182,7 +182,7 @@ class TableReader:
 
             options["profile"] = DeckProfile.load(profile)
             options["profile"].check_model(classifier)
-            if options["profile"].source == "mat" and options.get("strip") is not None:
+            if options.get("strip") is not None:
                 options["profile"].check_strip(options["strip"].classes)
         return cls(classifier, **options)
 
@@ -193,12 +193,12 @@ class TableReader:
     @property
     def mat_profile(self) -> Any:
         """The deck profile if it was enrolled on the mat (else None): the table's adapter."""
-        return self.profile if getattr(self.profile, "source", None) == "mat" else None
+        return self.profile if self.profile is not None and self.profile.on_mat else None
 
     @property
     def photo_profile(self) -> Any:
         """The deck profile if it was enrolled from photos of single cards (else None)."""
-        return self.profile if getattr(self.profile, "source", None) == "photos" else None
+        return self.profile if self.profile is not None and not self.profile.on_mat else None
 
     def _whole(self, crops: list[np.ndarray]) -> np.ndarray:
         """Whole-card probabilities of table crops, adapted to a deck enrolled on the mat."""
@@ -391,11 +391,17 @@ def detect_still(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...
     return on_mat if on_mat is not None else single_card_detection(image, reader)
 
 
-def mat_detections(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...] | None:
-    """The cards of a still image read on the mat, or None when the mat is not seen."""
+def still_view(image: np.ndarray, reader: TableReader) -> TableView:
+    """A still image read on the mat as a table of its own: nothing reused from an earlier
+    image, the mat found afresh (unless its corners were given)."""
     reader.reuse = False
     reader.geometry = None if reader.corners is None else reader.geometry
-    view = reader.read(image)
+    return reader.read(image)
+
+
+def mat_detections(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...] | None:
+    """The cards of a still image read on the mat, or None when the mat is not seen."""
+    view = still_view(image, reader)
     return view.detections if view.error is None else None
 
 

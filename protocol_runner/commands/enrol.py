@@ -80,17 +80,14 @@ def _written(profile: DeckProfile, out: Path, source: str, then: str) -> int:
 
 
 def _on_mat(args: argparse.Namespace) -> int:
-    from vision.enrol import MAT_ROWS, enrol_mat, mat_order
+    from vision.enrol import MAT_ROWS, enrol_mat, mat_order, mat_photos
     from vision.recognise import TableReader
     from vision.single_card import SingleCardError, read_image
 
-    order = mat_order(args.deck)
     if args.order:
-        per_photo = 13 * MAT_ROWS
-        for n, start in enumerate(range(0, len(order), per_photo), start=1):
+        for n, chunk in enumerate(mat_photos(args.deck), start=1):
             print(f"photo {n}: the work area's columns, left to right, each top to bottom "
                   "(a BACK is a card face down)")
-            chunk = order[start:start + per_photo]
             for c in range(0, len(chunk), MAT_ROWS):
                 print(f"  column {c // MAT_ROWS + 1:2d}: {' '.join(chunk[c:c + MAT_ROWS])}")
         return 0
@@ -103,7 +100,7 @@ def _on_mat(args: argparse.Namespace) -> int:
         except SingleCardError as exc:
             raise ValueError(f"{path}: {exc}") from exc
     reader = TableReader.load(args.model)
-    return _written(enrol_mat(photos, order, reader), args.out,
+    return _written(enrol_mat(photos, mat_order(args.deck), reader), args.out,
                     f"{len(photos)} photos of the mat",
                     f"read the mat with it: `cardtable serve --profile {args.out}` (or replay, "
                     "detect, eval scenes)")

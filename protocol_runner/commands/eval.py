@@ -72,13 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
         return eval_tiles(args.count, args.seed, args.json)
     reader = TableReader.load(args.model, profile=args.profile)
-    if reader.profile is not None and (reader.mat_profile is None) == (args.set == "scenes"):
-        where = "on the mat (--mat)" if reader.mat_profile is not None else \
-            "from photos of single cards"
-        raise ValueError(f"{args.profile} was enrolled {where}, and a profile adapts only "
-                         "what it was enrolled from: scenes need one enrolled on the mat "
-                         "(`cardtable enrol --mat`), photos of one card one enrolled from such "
-                         "photos")
+    if reader.profile is not None:
+        reader.profile.check_source(on_mat=args.set == "scenes", path=args.profile)
 
     def progress(msg: str) -> None:
         print(f"cardtable eval: {msg}", file=sys.stderr)

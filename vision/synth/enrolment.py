@@ -17,22 +17,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.enrol import MAT_ROWS, mat_order
+from vision.enrol import mat_photos
 from vision.synth.faces import printing
 from vision.synth.scenes import render_scene
 
 ENROL_SEED_BASE = 30_000_000
-PER_PHOTO = 13 * MAT_ROWS  # the work area's 13 columns
 
 
-def enrolment_photos(spec: str, deck: str = "uno", seed: int = ENROL_SEED_BASE
+def render_enrolment(spec: str, deck: str = "uno", seed: int = ENROL_SEED_BASE
                      ) -> list[np.ndarray]:
     """The photos (BGR) of the deck printed as ``spec`` laid out in enrolment order."""
-    order = mat_order(deck)
     style = printing(spec)
-    return [render_scene(seed + k, deck=deck, style=style,
-                         codes=order[start:start + PER_PHOTO]).image
-            for k, start in enumerate(range(0, len(order), PER_PHOTO))]
+    return [render_scene(seed + k, deck=deck, style=style, codes=codes).image
+            for k, codes in enumerate(mat_photos(deck))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=ENROL_SEED_BASE, help="first scene seed")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    for k, image in enumerate(enrolment_photos(args.printing, args.deck, args.seed), start=1):
+    for k, image in enumerate(render_enrolment(args.printing, args.deck, args.seed), start=1):
         path = args.out / f"enrol_{k}.png"
         cv2.imwrite(str(path), image)
         print(path)

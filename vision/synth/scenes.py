@@ -272,8 +272,9 @@ def render_scene(
     given = codes is not None
     if codes is not None:
         n_cards = len(codes)
-    if not 2 - given <= n_cards <= 60:
-        raise ValueError(f"n_cards must be {2 - given}..60, got {n_cards}")
+    least = 1 if given else 2  # a drawn scene always has a card on the discard pile
+    if not least <= n_cards <= 60:
+        raise ValueError(f"n_cards must be {least}..60, got {n_cards}")
     if deck not in ("uno", "standard", "mixed"):
         raise ValueError(f"deck must be uno, standard or mixed, got {deck!r}")
     from vision.synth.faces import card_mask, draw_uno_style, render_face

@@ -309,7 +309,7 @@ def train_spotter(root: Path, runs: Path, steps: int = 12000, batch: int = 16, s
     validation groups; the last weights are saved at ``runs/spotter.pt`` (nothing is chosen on
     held-out photos).
 
-    WHY bfloat16 and channels-last tensors: on this CPU (AMX) a step of the network in bfloat16
+    WHY bfloat16 and channels-last tensors: on the CPU it was chosen on (one with AMX) a step
     took 0.15-0.23 s against 0.39-0.57 s in float32 (a batch of 16), so twice the float32
     recipe's 6,000 steps fit in its time (3,845 s against 4,544 s), and more steps find more
     indices (on a lent GPU, 18,000 steps against 6,000: models/README.md). A CUDA device is
