@@ -295,11 +295,38 @@ def test_the_reader_trainer_exports_what_the_reader_loads(tmp_path: Path) -> Non
     assert probs.shape == (2, len(CORNER_CLASSES))
 
 
+@pytest.mark.parametrize(("first", "second", "same"), [(0, 0, True), (0, 1, False)])
+def test_the_reader_seed_decides_the_network(tmp_path: Path, first: int, second: int,
+                                             same: bool) -> None:
+    """One seed gives one network (the shipped reader is seed 0's), another seed another:
+    what lets recipes be compared over seeds (`cardtable train --corners --part reader
+    --seed N`)."""
+    pytest.importorskip("torch")
+    import onnxruntime as ort
+
+    from vision.photo_detect import CORNER_SIZE
+    from vision.train.corners import READER_FILE, READER_SIZE, CropSet, train_reader
+
+    rng = np.random.default_rng(0)
+    crops = CropSet()
+    for code in ("AS", "10H", "JK", NONE) * 4:
+        crops.add(code, rng.integers(0, 256, (CORNER_SIZE, CORNER_SIZE, 3), dtype=np.uint8))
+    x = rng.random((4, 3, READER_SIZE, READER_SIZE), dtype=np.float32)
+    outputs = []
+    for n, seed in enumerate((first, second)):
+        train_reader({"train": crops}, tmp_path / str(n), READER_SIZE, 1, lambda _: None, seed)
+        session = ort.InferenceSession(str(tmp_path / str(n) / READER_FILE))
+        outputs.append(session.run(None, {"images": x})[0])
+    assert np.array_equal(outputs[0], outputs[1]) == same
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["train", "--part", "reader"], "add --corners"),
     (["train", "--part", "spotter"], "add --corners"),
     (["train", "--corners", "--part", "card"], "not a part of the corner models"),
     (["train", "--corners", "--part", "strip"], "not a part of the corner models"),
+    (["train", "--seed", "1"], "--seed is the rank/suit reader's"),
+    (["train", "--corners", "--part", "spotter", "--seed", "1"], "--seed is the rank/suit"),
 ])
 def test_corner_parts_need_corners(argv: list[str], message: str,
                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -43,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="rebuild only the whole-card or the corner-strip classifier, or the "
                         "pip-suit reader of standard table cards (numpy, no .[train] needed); "
                         "with --corners: only the index spotter or only the rank/suit reader")
+    p.add_argument("--seed", type=int, default=0,
+                   help="--corners: the rank/suit reader's seed (0 made the shipped one; "
+                        "compare recipes over several)")
     p.set_defaults(handler=run)
 
 
@@ -53,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--part pips is not a part of the corner models: drop --corners")
     if args.part in ("reader", "spotter") and not args.corners:
         raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
+    if args.seed and not (args.corners and args.part in ("all", "reader")):
+        raise ValueError("--seed is the rank/suit reader's: add --corners (and --part reader "
+                         "or all)")
     if args.part in ("card", "strip") and args.corners:
         raise ValueError(f"--part {args.part} is not a part of the corner models: with "
                          "--corners give --part all, spotter or reader")
@@ -75,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
         corner_meta = train_corners(
             out, (args.runs / "corners").resolve(), args.photos or DEFAULT_PHOTOS,
-            quick=args.quick, epochs=args.epochs, log=log, part=args.part)
+            quick=args.quick, epochs=args.epochs, log=log, part=args.part, seed=args.seed)
         if "val_found" in corner_meta:
             print(f"index spotter: validation groups {corner_meta['val_found']} of "
                   f"{corner_meta['val_labels']} indices found, {corner_meta['val_right']} read "

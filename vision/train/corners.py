@@ -241,44 +241,52 @@ def _augment_batch(x: Any, gen: Any) -> Any:
     import torch.nn.functional as F
 
     n, _, s, _ = x.shape
-    turns = torch.randint(0, 4, (n,), generator=gen)
+    at = {"generator": gen, "device": x.device}  # ``gen`` lives on the crops' device
+    turns = torch.randint(0, 4, (n,), **at)
     x = x.clone()
-    mirror = torch.rand(n, generator=gen) < 0.5
+    mirror = torch.rand(n, **at) < 0.5
     x[mirror] = torch.flip(x[mirror], (3,))
     for k in (1, 2, 3):
         sel = turns == k
         if bool(sel.any()):
             x[sel] = torch.rot90(x[sel], k, (2, 3))
-    gain = torch.empty(n, 1, 1, 1).uniform_(0.55, 1.35, generator=gen)
-    cast = torch.empty(n, 3, 1, 1).uniform_(0.85, 1.15, generator=gen)
-    shift = torch.empty(n, 1, 1, 1).uniform_(-0.12, 0.12, generator=gen)
+    gain = torch.empty(n, 1, 1, 1, device=x.device).uniform_(0.55, 1.35, generator=gen)
+    cast = torch.empty(n, 3, 1, 1, device=x.device).uniform_(0.85, 1.15, generator=gen)
+    shift = torch.empty(n, 1, 1, 1, device=x.device).uniform_(-0.12, 0.12, generator=gen)
     mean = x.mean((1, 2, 3), keepdim=True)
-    contrast = torch.empty(n, 1, 1, 1).uniform_(0.6, 1.3, generator=gen)
+    contrast = torch.empty(n, 1, 1, 1, device=x.device).uniform_(0.6, 1.3, generator=gen)
     x = ((x - mean) * contrast + mean) * gain * cast + shift
-    low = int(torch.randint(s // 3, s + 1, (1,), generator=gen))
+    low = int(torch.randint(s // 3, s + 1, (1,), **at))
     if low < s:
         x = F.interpolate(F.interpolate(x, size=(low, low), mode="area"), size=(s, s),
                           mode="bilinear", align_corners=False)
-    x = x + torch.randn(x.shape, generator=gen) * float(torch.rand(1, generator=gen)) * 0.05
+    x = x + torch.randn(x.shape, **at) * float(torch.rand(1, **at)) * 0.05
     return x.clamp(0, 1)
 
 
 def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int,
-                 log: Log = print) -> list[dict]:
+                 log: Log = print, seed: int = 0) -> list[dict]:
     """Train the rank and suit heads together; export them as one float32 ONNX into
-    ``out_dir`` (:func:`_export_reader`); returns their entries of the classifier JSON."""
+    ``out_dir`` (:func:`_export_reader`); returns their entries of the classifier JSON.
+
+    ``seed`` draws the weights, the order and the augmentation (0 made the shipped reader;
+    on this CPU a seed gives the same network every run). A CUDA device is used when torch
+    sees one, the crops and their augmentation on it. WHY a seed and a device: one seed moves
+    the validation index crops by about 5 points, so recipes are compared over several seeds,
+    and on a lent GPU those runs take minutes (models/README.md, twentieth session)."""
     import torch
     import torch.nn.functional as F
 
-    torch.manual_seed(0)
-    gen = torch.Generator().manual_seed(0)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     ranks, suits = factor_classes("rank"), factor_classes("suit")
     train = sets["train"]
-    x = _tensor(train.crops, size)
-    yr = torch.tensor([ranks.index(part_of(c, "rank")) for c in train.codes])
+    x = _tensor(train.crops, size).to(device)
+    yr = torch.tensor([ranks.index(part_of(c, "rank")) for c in train.codes], device=device)
     ys = torch.tensor([suits.index(s) if (s := part_of(c, "suit")) else -100
-                       for c in train.codes])
-    net = _network(len(ranks), len(suits))
+                       for c in train.codes], device=device)
+    net = _network(len(ranks), len(suits)).to(device)
     batch = 128
     steps = epochs * ((len(x) + batch - 1) // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -286,7 +294,7 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
     t0 = time.time()
     for epoch in range(epochs):
         net.train()
-        order = torch.randperm(len(x), generator=gen)
+        order = torch.randperm(len(x), generator=gen, device=device)
         total = 0.0
         for i in range(0, len(x), batch):
             idx = order[i:i + batch]
@@ -299,7 +307,7 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
             total += float(loss.detach()) * len(idx)
         log(f"corner reader epoch {epoch + 1}/{epochs}: loss {total / len(x):.3f} "
             f"({time.time() - t0:.0f} s)")
-    net.eval()
+    net = net.eval().cpu()
     path = out_dir / READER_FILE
     _export_reader(net, size, path)
     return [{"model": path.name, "output": head, "part": part, "classes": classes,
@@ -374,11 +382,13 @@ READER_FILE = "corner_reader.onnx"
 
 
 def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quick: bool = False,
-                  epochs: int | None = None, log: Log = print, part: str = "all") -> dict:
+                  epochs: int | None = None, log: Log = print, part: str = "all",
+                  seed: int = 0) -> dict:
     """The whole recipe: data from the training split, both trainings, ONNX + JSON in
     ``out_dir`` (``index_spotter.{onnx,json}``, ``corner_reader.onnx``,
-    ``corner_classifier.json``). ``epochs`` replaces the reader's number of epochs. ``part``
-    rebuilds only the ``spotter`` or only the ``reader`` (one network, rank and suit heads)."""
+    ``corner_classifier.json``). ``epochs`` replaces the reader's number of epochs, ``seed``
+    its seed (:func:`train_reader`). ``part`` rebuilds only the ``spotter`` or only the
+    ``reader`` (one network, rank and suit heads)."""
     if part not in PARTS:
         raise ValueError(f"unknown part {part!r}: use one of {', '.join(PARTS)}")
     if not (photos / "data.yaml").is_file():
@@ -398,10 +408,11 @@ def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quic
                        int(r["negatives"]), log=log)
     log(f"corner crops: {len(sets['train'].codes)} training, {len(sets['val'].codes)} "
         f"validation ({time.time() - t1:.0f} s)")
-    factors = train_reader(sets, out_dir, READER_SIZE, epochs or int(r["cls_epochs"]), log)
+    factors = train_reader(sets, out_dir, READER_SIZE, epochs or int(r["cls_epochs"]), log,
+                           seed)
     meta_path.write_text(json.dumps({"classes": list(CORNER_CLASSES), "input_size": READER_SIZE,
                                      "crop_size": CORNER_SIZE, "turns": READER_TURNS,
-                                     "factors": factors},
+                                     "seed": seed, "factors": factors},
                                     indent=1))
     meta = calibrate_classifier(meta_path, sets["val"])
     log(f"corner reader trained and exported in {time.time() - t1:.0f} s: validation top-1 "
