@@ -100,10 +100,6 @@ def _drain(queue: asyncio.Queue[Any]) -> list[Any]:
     return items
 
 
-class OperatorInputError(ValueError):
-    """A button press or correction the pipeline refuses (unknown code, no such card...)."""
-
-
 def create_app(driver: Driver, hub: Hub, token: str | None = None) -> FastAPI:
     """Build the app. ``token`` set means LAN mode: every request must present it."""
     app = FastAPI(title="cardtable dashboard", docs_url=None, redoc_url=None)
