@@ -248,8 +248,7 @@ def _augment_batch(x: Any, gen: Any) -> Any:
     x[mirror] = torch.flip(x[mirror], (3,))
     for k in (1, 2, 3):
         sel = turns == k
-        if bool(sel.any()):
-            x[sel] = torch.rot90(x[sel], k, (2, 3))
+        x[sel] = torch.rot90(x[sel], k, (2, 3))
     gain = torch.empty(n, 1, 1, 1, device=x.device).uniform_(0.55, 1.35, generator=gen)
     cast = torch.empty(n, 3, 1, 1, device=x.device).uniform_(0.85, 1.15, generator=gen)
     shift = torch.empty(n, 1, 1, 1, device=x.device).uniform_(-0.12, 0.12, generator=gen)
@@ -295,7 +294,7 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
     for epoch in range(epochs):
         net.train()
         order = torch.randperm(len(x), generator=gen, device=device)
-        total = 0.0
+        total = torch.zeros((), device=device)  # summed where the loss is: no sync a step
         for i in range(0, len(x), batch):
             idx = order[i:i + batch]
             r, s = net(_augment_batch(x[idx], gen))
@@ -304,8 +303,8 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss.detach()) * len(idx)
-        log(f"corner reader epoch {epoch + 1}/{epochs}: loss {total / len(x):.3f} "
+            total += loss.detach() * len(idx)
+        log(f"corner reader epoch {epoch + 1}/{epochs}: loss {float(total) / len(x):.3f} "
             f"({time.time() - t0:.0f} s)")
     net = net.eval().cpu()
     path = out_dir / READER_FILE
