@@ -66,6 +66,9 @@ class Report:
     """(confidence, right) per detection, for the reliability table (:mod:`vision.calibration`):
     a detection of a YOLO set or a scene is right when it is a labelled card with its code, the
     one detection of a ``labels.csv`` photo when it has the photo's code."""
+    misses: Counter[str] = field(default_factory=Counter)
+    """Missed labels of a YOLO set by the stage that lost them (:mod:`vision.photo_misses`),
+    when asked for (``cardtable eval --misses``)."""
 
     def summary(self) -> dict[str, Any]:
         n = len(self.pairs)
@@ -94,6 +97,8 @@ class Report:
         if self.scored:
             conf, right = zip(*self.scored, strict=True)
             out["calibration"] = reliability(conf, right).to_json()
+        if self.misses:
+            out["missed_by_stage"] = dict(self.misses.most_common())
         if self.cpu_ms:
             out["median_cpu_ms_per_image"] = round(float(np.median(self.cpu_ms)), 1)
         if self.layouts:
@@ -124,6 +129,9 @@ def format_report(summary: dict[str, Any]) -> str:
         lines.append(f"  with the protocol prior: {summary['prior_card_accuracy']:.4%} of cards, "
                      f"{summary['prior_layout_rate']:.2%} of layouts, "
                      f"{summary['prior_flagged']} cards flagged")
+    if "missed_by_stage" in summary:
+        lines.append("  missed labels by stage: " + ", ".join(
+            f"{stage} {n}" for stage, n in summary["missed_by_stage"].items()))
     worst = sorted(summary["per_class"].items(), key=lambda kv: kv[1]["accuracy"])[:10]
     if worst:
         lines.append("  lowest per-class accuracy: " + ", ".join(
@@ -227,9 +235,13 @@ def _contains(d: Detection, x: float, y: float) -> bool:
 def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
                   progress: Callable[[str], None] | None = None,
                   detect: Callable[[np.ndarray], Sequence[Detection]] | None = None,
-                  keep: Callable[[Path], bool] | None = None) -> Report:
+                  keep: Callable[[Path], bool] | None = None,
+                  explain: Callable[[np.ndarray, Sequence[tuple[str, float, float]]],
+                                    list[str]] | None = None) -> Report:
     """``detect`` replaces :func:`detect_still` (e.g. :mod:`vision.photo_detect` for photos
-    without the mat); ``keep`` selects images (e.g. the held-out split of a set)."""
+    without the mat); ``keep`` selects images (e.g. the held-out split of a set); ``explain``
+    names the stage that lost each missed label (:func:`vision.photo_misses.miss_explainer`),
+    after the photo's timing."""
     names = read_names(root / "data.yaml")
     images = sorted(p for p in (root / "images").rglob("*") if p.suffix.lower() in
                     {".jpg", ".jpeg", ".png", ".bmp", ".webp"}) if (root / "images").is_dir() \
@@ -254,10 +266,15 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
         rep.cpu_ms.append(1000 * (time.process_time() - start))
         rep.images += 1
         rep.detections += len(dets)
+        missed = []
         for code, x, y in labels:
             ok = any(d.code == code and _contains(d, x, y) for d in dets)
             inside = [d.code for d in dets if _contains(d, x, y)]
             rep.pairs.append((code, code if ok else (inside[0] if inside else MISSED)))
+            if not ok and not inside:
+                missed.append((code, x, y))
+        if explain is not None:
+            rep.misses.update(explain(image, missed))
         labelled = [any(d.code == code and _contains(d, x, y) for code, x, y in labels)
                     for d in dets]
         rep.false_cards += labelled.count(False)

@@ -42,6 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "labels.csv: auto = as `cardtable detect` (one UNO card when surely "
                         "one, else standard cards by their indices), yes = as `detect "
                         "--photos`, no = the whole-card classifier's one card")
+    p.add_argument("--misses", action="store_true",
+                   help="YOLO folder read by corner indices: also count each missed label by "
+                        "the stage that lost it (index not spotted, read as no index, misread "
+                        "rank or suit, read right but too unsure alone or with a second "
+                        "index, face-down card): what to work on next")
     p.add_argument("--split", choices=("all", "train", "test"), default="all",
                    help="YOLO folder: only the photos of this split of vision/photo_split.py "
                         "(test = held out from `cardtable train --corners`)")
@@ -67,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
     if args.deck == "uno" and args.photos != "auto" and args.set != "scenes":
         raise ValueError(f"--photos {args.photos} cannot go with --deck uno, which reads each "
                          "photo as one UNO card")
+    if args.misses and (args.set in ("scenes", "tiles") or not Path(args.set).is_dir()):
+        raise EvalError(f"{args.set}: --misses needs a YOLO folder of standard cards (it "
+                        "explains the misses of their reading by corner indices)")
     if args.set == "tiles":  # rendered domino tables: vision/tile_commands.py
         from vision.tile_commands import eval_tiles
 
@@ -86,7 +94,17 @@ def run(args: argparse.Namespace) -> int:
         from vision.photo_detect import photo_options
 
         detect, keep = photo_options(target, reader, args.photos, args.split)
-        rep = evaluate_yolo(target, reader, args.limit, progress, detect, keep)
+        explain = None
+        if args.misses:
+            if detect is None:
+                raise EvalError(f"{target}: --misses explains the misses of the reader of "
+                                "standard cards by their corner indices; this set is not read "
+                                "that way (give --photos yes for a set of standard cards)")
+            from vision.photo_detect import PhotoReader
+            from vision.photo_misses import miss_explainer
+
+            explain = miss_explainer(PhotoReader.load(cards=reader.classifier))
+        rep = evaluate_yolo(target, reader, args.limit, progress, detect, keep, explain)
     elif target.is_file() and target.suffix.lower() == ".csv":
         from vision.photo_detect import still_detector
 
