@@ -44,13 +44,12 @@ def miss_stage(code: str, x: float, y: float, corners: Sequence[Corner],
     least ``pair_each``, the bound each index of a pair must reach."""
     if code == BACK:
         return FACE_DOWN
-    near = [c for c in corners if c.kind == "index" and c.probs is not None
-            and c.box[0] <= x <= c.box[2] and c.box[1] <= y <= c.box[3]]
+    indices = [(c, c.probs) for c in corners if c.kind == "index" and c.probs is not None]
+    near = [(c, p) for c, p in indices if c.box[0] <= x <= c.box[2] and c.box[1] <= y <= c.box[3]]
     if not near:
         return NOT_SPOTTED
-    best = max(near, key=lambda c: c.score)
-    assert best.probs is not None
-    read = classes[int(np.argmax(best.probs))]
+    best, probs = max(near, key=lambda cp: cp[0].score)
+    read = classes[int(np.argmax(probs))]
     if read == NONE:
         return READ_NONE
     if read != code:
@@ -59,9 +58,8 @@ def miss_stage(code: str, x: float, y: float, corners: Sequence[Corner],
             return MISREAD_RANK
         return MISREAD_BOTH if rank and suit else MISREAD_RANK if rank else MISREAD_SUIT
     k = classes.index(code)
-    second = any(c is not best and c.probs is not None and c.kind == "index"
-                 and _apart(best.box, c.box) <= PAIR_REACH and float(c.probs[k]) >= pair_each
-                 for c in corners)
+    second = any(c is not best and _apart(best.box, c.box) <= PAIR_REACH
+                 and float(p[k]) >= pair_each for c, p in indices)
     return UNSURE_PAIR if second else UNSURE_ALONE
 
 
