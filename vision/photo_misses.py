@@ -53,9 +53,9 @@ def miss_stage(code: str, x: float, y: float, corners: Sequence[Corner],
     if read == NONE:
         return READ_NONE
     if read != code:
-        rank, suit = read[:-1] != code[:-1], read[-1:] != code[-1:]
-        if code == "JK" or read == "JK":
+        if "JK" in (code, read):  # a joker has no suit to misread
             return MISREAD_RANK
+        rank, suit = read[:-1] != code[:-1], read[-1:] != code[-1:]
         return MISREAD_BOTH if rank and suit else MISREAD_RANK if rank else MISREAD_SUIT
     k = classes.index(code)
     second = any(c is not best and _apart(best.box, c.box) <= PAIR_REACH
