@@ -320,6 +320,67 @@ def test_the_reader_seed_decides_the_network(tmp_path: Path, first: int, second:
     assert np.array_equal(outputs[0], outputs[1]) == same
 
 
+def _graph(path: Path) -> tuple[list[str], set[str]]:
+    """The op types of an ONNX file's nodes, and the names of the tensors QuantizeLinear takes."""
+    import onnx
+
+    nodes = onnx.load(str(path)).graph.node
+    return [n.op_type for n in nodes], {n.input[0] for n in nodes if n.op_type == "QuantizeLinear"}
+
+
+def _softmax_inputs_and_outputs(path: Path) -> set[str]:
+    import onnx
+
+    return {t for n in onnx.load(str(path)).graph.node if n.op_type == "Softmax"
+            for t in (*n.input, *n.output)}
+
+
+def test_the_8_bit_reader_keeps_the_float_one_and_its_probabilities(tmp_path: Path) -> None:
+    """`cardtable train --corners --part reader` ships the reader with 8-bit convolutions and
+    dense layers (quantize_reader): the float file is kept where asked, the 8-bit one reads
+    like it, and its softmax stays float (in 8 bits a probability under 1/256 became 0, which
+    the four-turn log-average took for certainty)."""
+    pytest.importorskip("torch")
+    import onnxruntime as ort
+
+    from vision.photo_detect import CORNER_SIZE, reader_input
+    from vision.train.corners import (
+        READER_FILE,
+        READER_SIZE,
+        CropSet,
+        quantize_reader,
+        train_reader,
+    )
+
+    rng = np.random.default_rng(0)
+    crops = CropSet()
+    for code in ("AS", "10H", "JK", NONE) * 8:
+        crops.add(code, rng.integers(0, 256, (CORNER_SIZE, CORNER_SIZE, 3), dtype=np.uint8))
+    train_reader({"train": crops}, tmp_path, READER_SIZE, 2, lambda _: None)
+    path, keep = tmp_path / READER_FILE, tmp_path / "runs" / "float.onnx"
+    exported = path.read_bytes()
+    assert quantize_reader(path, crops.crops, READER_SIZE, keep) == len(crops.crops)
+    assert keep.read_bytes() == exported
+    ops, quantized = _graph(path)
+    assert ops.count("Conv") == 6 and "QuantizeLinear" in ops and "DequantizeLinear" in ops
+    assert not quantized & _softmax_inputs_and_outputs(path)
+    assert "QuantizeLinear" not in _graph(keep)[0]
+    x = reader_input(crops.crops)
+    eight, flt = (ort.InferenceSession(str(p)).run(None, {"images": x}) for p in (path, keep))
+    for a, b in zip(eight, flt, strict=True):
+        assert a.dtype == np.float32 and (a > 0).all()
+        assert np.abs(a - b).max() < 0.05
+
+
+@needs_models
+def test_the_shipped_reader_is_8_bit_with_float_probabilities() -> None:
+    from vision.train.corners import READER_FILE
+
+    path = DEFAULT_CLASSIFIER.parent / READER_FILE
+    ops, quantized = _graph(path)
+    assert "DequantizeLinear" in ops and not quantized & _softmax_inputs_and_outputs(path)
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["train", "--part", "reader"], "add --corners"),
     (["train", "--part", "spotter"], "add --corners"),

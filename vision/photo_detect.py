@@ -407,11 +407,16 @@ def _log(p: np.ndarray) -> np.ndarray:
     return np.log(np.maximum(np.asarray(p, np.float64), 1e-12))
 
 
+def reader_input(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """The corner networks' input of square BGR crops of their input size: (N, 3, S, S) RGB
+    in [0, 1]. (The 8-bit reader's ranges are measured on this input: ``quantize_reader``.)"""
+    x = np.stack([cv2.cvtColor(np.ascontiguousarray(c), cv2.COLOR_BGR2RGB) for c in crops])
+    return np.ascontiguousarray(x.astype(np.float32).transpose(0, 3, 1, 2) / 255)
+
+
 def _infer(session: Any, crops: Sequence[np.ndarray]) -> list[np.ndarray]:
     """A network's outputs for square BGR crops of its input size."""
-    x = np.stack([cv2.cvtColor(np.ascontiguousarray(c), cv2.COLOR_BGR2RGB) for c in crops])
-    x = np.ascontiguousarray(x.astype(np.float32).transpose(0, 3, 1, 2) / 255)
-    return session.run(None, {session.get_inputs()[0].name: x})
+    return session.run(None, {session.get_inputs()[0].name: reader_input(crops)})
 
 
 @dataclass
