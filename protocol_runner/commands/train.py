@@ -63,10 +63,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--part {args.part} is not a part of the corner models: with "
                          "--corners give --part all, spotter or reader")
     if args.part != "pips":  # the pip-suit reader is plain numpy
-        # the corner models need torch alone; importing ultralytics (the classifiers' trainer)
+        # the corner models need torch and onnx (the reader's 8-bit step, checked before the
+        # hours of training), not ultralytics: importing ultralytics (the classifiers' trainer)
         # would also cut torch to one thread (OMP_NUM_THREADS=1), halving training speed here
-        need = "torch" if args.corners else "ultralytics"
-        if importlib.util.find_spec(need) is None:
+        need = ("torch", "onnx") if args.corners else ("ultralytics",)
+        if any(importlib.util.find_spec(name) is None for name in need):
             raise OSError("cardtable train needs the training extra: pip install -e '.[train]'")
     recipe = QUICK if args.quick else FULL
     out = args.out or (args.runs / "quick" if args.quick else Path("models"))
