@@ -16,7 +16,6 @@ from pathlib import Path
 
 FULL = {"per_class": {"train": 400, "val": 10, "calib": 20}, "epochs": 8}
 QUICK = {"per_class": {"train": 6, "val": 2, "calib": 2}, "epochs": 1}
-CARD_SEED = 1  # candidate D's training seed (twenty-fourth session; not shipped)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,10 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="rebuild only the whole-card or the corner-strip classifier, or the "
                         "pip-suit reader of standard table cards (numpy, no .[train] needed); "
                         "with --corners: only the index spotter or only the rank/suit reader")
-    p.add_argument("--seed", type=int, default=None,
-                   help="the training's seed (the renders keep theirs): --part card (default "
-                        "1, candidate D), or --corners for the rank/suit reader (0 made the "
-                        "shipped one); compare recipes over several")
+    p.add_argument("--seed", type=int, default=0,
+                   help="--corners: the rank/suit reader's seed (0 made the shipped one; "
+                        "compare recipes over several)")
     p.set_defaults(handler=run)
 
 
@@ -58,10 +56,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--part pips is not a part of the corner models: drop --corners")
     if args.part in ("reader", "spotter") and not args.corners:
         raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
-    if args.seed is not None and not (args.corners and args.part in ("all", "reader")
-                                      or not args.corners and args.part == "card"):
-        raise ValueError("--seed is the whole-card classifier's (--part card) or the rank/suit "
-                         "reader's (--corners, --part reader or all)")
+    if args.seed and not (args.corners and args.part in ("all", "reader")):
+        raise ValueError("--seed is the rank/suit reader's: add --corners (and --part reader "
+                         "or all)")
     if args.part in ("card", "strip") and args.corners:
         raise ValueError(f"--part {args.part} is not a part of the corner models: with "
                          "--corners give --part all, spotter or reader")
@@ -85,8 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
         corner_meta = train_corners(
             out, (args.runs / "corners").resolve(), args.photos or DEFAULT_PHOTOS,
-            quick=args.quick, epochs=args.epochs, log=log, part=args.part,
-            seed=args.seed or 0)
+            quick=args.quick, epochs=args.epochs, log=log, part=args.part, seed=args.seed)
         if "val_found" in corner_meta:
             print(f"index spotter: validation groups {corner_meta['val_found']} of "
                   f"{corner_meta['val_labels']} indices found, {corner_meta['val_right']} read "
@@ -112,7 +108,6 @@ def run(args: argparse.Namespace) -> int:
         meta = train_classifier(
             out, args.runs.resolve(), args.imgsz, recipe["per_class"],
             args.epochs or recipe["epochs"], workers=args.workers, log=log,
-            seed=CARD_SEED if args.seed is None else args.seed,
         )
         print(f"classes {len(meta['classes'])}, temperature {meta['temperature']}, "
               f"calibration top-1 {meta['calibration']['top1']}")

@@ -263,56 +263,23 @@ def _s_arrows(rgb: tuple[int, int, int], n: int, rng: np.random.Generator | None
     return np.asarray(img).copy()
 
 
-def _curled_arrows(rgb: tuple[int, int, int], n: int, rng: np.random.Generator) -> np.ndarray:
-    """The reverse symbol of current printings, lying along the box's width (turned onto the
-    diagonal by the caller): two arrows whose shafts run past the middle and curl into each
-    other, an S with a head at each end, cut across its middle stroke.
-
-    WHY: real reverse cards were read as 2 (22 of 72 in the real-photo check). Their curled S
-    is round where the renders' straight arrows were not, and a round S is closer to a 2."""
-    s = n / 100
-    t = float(rng.uniform(6.0, 8.5))  # half the shaft's width
-    h = t * float(rng.uniform(1.2, 1.7))  # half the distance between the two shafts
-    a = t * float(rng.uniform(0.6, 1.6))  # how far past the middle each shaft runs
-    head = float(rng.uniform(1.9, 2.5))  # head half-width / t
-    gap = float(rng.uniform(1.0, 2.5))  # half the cut's width
-    tip, neck = 97.0, 97.0 - 1.6 * head * t
-
-    def box(pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
-        return [(x * s, y * s) for x, y in pts]
-
-    img = Image.new("L", (n, n), 0)
-    d = ImageDraw.Draw(img)
-    stroke = [(neck + 1, 50 - h), (50 - a, 50 - h), (50 + a, 50 + h), (99 - neck, 50 + h)]
-    d.line(box(stroke), fill=255, width=round(2 * t * s), joint="curve")
-    for sign in (1, -1):  # the second head is the first turned half a turn
-        hd = [(neck, 50 - h - head * t), (tip, 50 - h), (neck, 50 - h + head * t)]
-        d.polygon(box([(50 + sign * (x - 50), 50 + sign * (y - 50)) for x, y in hd]), fill=255)
-    along = np.array([2 * a, 2 * h]) / np.hypot(2 * a, 2 * h)
-    cx, cy = np.array([-along[1], along[0]]) * 1.6 * t  # across the middle stroke
-    d.line(box([(50 + cx, 50 + cy), (50 - cx, 50 - cy)]), fill=0, width=max(1, int(2 * gap * s)))
-    out = np.zeros((n, n, 4), np.uint8)
-    out[np.asarray(img) > 127] = (*rgb, 255)
-    return out
-
-
 def _reverse_layer(rgb: tuple[int, int, int], n: int = 400,
                    rng: np.random.Generator | None = None) -> np.ndarray:
-    """The reverse symbol on the card's diagonal: the straight S-arrows for the canonical face,
-    else one of four drawings (curled S, straight S, parallel arrows, bent arrows)."""
-    if rng is None:
-        both, angle, scale = _s_arrows(rgb, n, None), -45.0, 0.95
-    elif (u := rng.random()) < 0.5:
-        both, angle, scale = _curled_arrows(rgb, n, rng), float(rng.uniform(38, 52)), 0.9
-    elif u < 0.75:
-        both, angle, scale = _s_arrows(rgb, n, rng), float(rng.uniform(-50, -35)), 0.95
+    u = 0.0 if rng is None else rng.random()
+    if u < 0.75:
+        both = _s_arrows(rgb, n, rng)
+        angle = -45.0 if rng is None else float(rng.uniform(-50, -35))
+        scale = 0.95
     elif u < 0.9:
-        both, angle, scale = _straight_arrows(rgb, n), float(rng.uniform(35, 55)), 0.8
+        both = _straight_arrows(rgb, n)
+        angle = float(rng.uniform(35, 55))  # type: ignore[union-attr]
+        scale = 0.8
     else:
         img, d = _blank(n)
         d.polygon(_arrow_polygon(n), fill=(*rgb, 255))
         half = np.asarray(img).copy()
-        both, angle, scale = np.maximum(half, np.rot90(half, 2)), 40.0, 0.8
+        both = np.maximum(half, np.rot90(half, 2))
+        angle, scale = 40.0, 0.8
     # tilt the pair so the arrows run along the card's diagonal as printed
     m = cv2.getRotationMatrix2D((n / 2, n / 2), angle, scale)
     return cv2.warpAffine(both, m, (n, n), flags=cv2.INTER_LINEAR)
