@@ -357,9 +357,10 @@ def calibrate_classifier(meta_path: Path, val: CropSet) -> dict:
     return score_classifier(meta_path, val)
 
 
-def score_classifier(meta_path: Path, val: CropSet) -> dict:
+def score_classifier(meta_path: Path, val: CropSet, **extra: object) -> dict:
     """Measure the classifier of the JSON at ``meta_path`` on the real crops ``val`` (every
-    crop at every turn): top-1 of all crops and of the index crops; rewrites the JSON."""
+    crop at every turn): top-1 of all crops and of the index crops; rewrites the JSON with
+    those figures and ``extra``."""
     from vision.photo_detect import CornerClassifier
 
     meta = json.loads(meta_path.read_text())
@@ -372,6 +373,7 @@ def score_classifier(meta_path: Path, val: CropSet) -> dict:
     meta["val_crops"] = len(y)
     meta["val_top1"] = round(float(hit.mean()), 4)
     meta["val_top1_indices"] = round(float(hit[cards].mean()), 4)
+    meta.update(extra)
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 
@@ -486,10 +488,10 @@ def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quic
     float_meta = calibrate_classifier(meta_path, sets["val"])
     used = quantize_reader(out_dir / READER_FILE, sets["train"].crops, READER_SIZE,
                            runs / "corner_reader.float.onnx")
-    meta = score_classifier(meta_path, sets["val"])
-    meta["eight_bit"] = {"calibration_crops": used, "float_val_top1": float_meta["val_top1"],
-                         "float_val_top1_indices": float_meta["val_top1_indices"]}
-    meta_path.write_text(json.dumps(meta, indent=1) + "\n")
+    meta = score_classifier(
+        meta_path, sets["val"],
+        eight_bit={"calibration_crops": used, "float_val_top1": float_meta["val_top1"],
+                   "float_val_top1_indices": float_meta["val_top1_indices"]})
     log(f"corner reader trained and exported in {time.time() - t1:.0f} s: validation top-1 "
         f"{meta['val_top1']} on {meta['val_crops']} real crops ({meta['val_top1_indices']} of "
         f"the indices); total {time.time() - t0:.0f} s")
