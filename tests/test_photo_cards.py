@@ -391,6 +391,7 @@ def test_the_shipped_reader_never_rounds_a_probability_to_zero() -> None:
     (["train", "--part", "spotter"], "add --corners"),
     (["train", "--corners", "--part", "card"], "not a part of the corner models"),
     (["train", "--corners", "--part", "strip"], "not a part of the corner models"),
+    (["train", "--corners", "--part", "mask"], "not a part of the corner models"),
     (["train", "--seed", "1"], "--seed is the rank/suit reader's"),
     (["train", "--corners", "--part", "spotter", "--seed", "1"], "--seed is the rank/suit"),
 ])
@@ -408,6 +409,8 @@ def test_corner_parts_need_corners(argv: list[str], message: str,
     (["train", "--corners", "--part", "reader"], "onnx"),
     (["train", "--corners"], "onnx"),
     (["train", "--part", "card"], "ultralytics"),
+    (["train", "--part", "mask"], "torch"),
+    (["train", "--part", "mask"], "onnx"),
 ])
 def test_train_names_the_missing_extra_before_it_starts(
         argv: list[str], missing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

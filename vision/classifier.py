@@ -122,6 +122,17 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def cpu_session(path: Path, threads: int) -> Any:
+    """An onnxruntime session of ``path`` on the CPU with ``threads`` threads per operator and
+    one between them (a model here is one chain of operators)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
 @dataclass(frozen=True)
 class CardClassifier:
     """An ONNX card classifier with its class list, input size and temperature."""
@@ -135,8 +146,6 @@ class CardClassifier:
     @classmethod
     def load(cls, path: str | Path = DEFAULT_MODEL, threads: int = 2) -> CardClassifier:
         """Load ``path`` (``.onnx``) and its sidecar ``.json``; clear errors if either is bad."""
-        import onnxruntime as ort
-
         path = Path(path)
         meta_path = path.with_suffix(".json")
         if not path.is_file():
@@ -153,11 +162,8 @@ class CardClassifier:
                 f"classifier metadata {meta_path} missing or malformed ({exc}); "
                 "it must hold classes, input_size and temperature"
             ) from exc
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
         try:
-            session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+            session = cpu_session(path, threads)
         except Exception as exc:  # onnxruntime raises its own exception types
             raise ClassifierError(f"cannot load ONNX model {path}: {exc}") from exc
         n_out = session.get_outputs()[0].shape[-1]

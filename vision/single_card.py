@@ -1,12 +1,14 @@
 """Find the one card in a photo of a single card, and cut it out as a rectified portrait crop.
 
-WHY classical: single-card photos (enrolment photos, the real UNO measurement set) need no
-detector. A card is the most card-shaped bright or colourful blob: several cheap segmentations
+WHY no detector network: single-card photos (enrolment photos, the real UNO measurement set) need
+none. A card is the most card-shaped bright or colourful blob: several cheap segmentations
 (edges, the brightest region, the most saturated region, which for UNO cards is the coloured field
 inside the white border, the whitest pixels, which hold the card's border, and the photo split
 into a few colours, whose pieces, pairs of pieces and hull of all pieces of one colour hold
 a field cut by its oval or a thumb)
-each propose a rotated rectangle; proposals are scored by how much of the image they fill, how
+each propose a rotated rectangle, and a small network's mask of where a card lies
+(:mod:`vision.card_mask`) proposes each of its largest blobs' rotated box and four-cornered
+outline; proposals are scored by how much of the image they fill, how
 close their aspect is to a card's, how rectangular the blob is, and by the evidence of a card
 in the photo around the box (:func:`card_evidence`: an outline on an edge, a white border with
 a printed field inside it, a printed middle), and the best one is rectified. The photo is first
@@ -38,6 +40,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Reliability, reliability
+from vision.card_mask import CardMask, blob_quad, default_card_mask
 from vision.classifier import apply_gain, geometric_mean
 from vision.strip_classifier import CARD_MM, soften
 
@@ -181,6 +184,15 @@ def _rect(cnt: np.ndarray, grow: float = 1.0, shape: tuple[int, int] | None = No
     return cv2.boxPoints(((cx, cy), size, a)), fill
 
 
+def _fill(blob: np.ndarray, quad: np.ndarray, shape: tuple[int, int]) -> float:
+    """How much of the convex ``quad``'s part inside a photo of ``shape`` the hull of ``blob``
+    fills (as :func:`_rect` for its box)."""
+    photo = np.float32([[0, 0], [shape[1], 0], [shape[1], shape[0]], [0, shape[0]]])
+    inside, _ = cv2.intersectConvexConvex(quad.astype(np.float32), photo)
+    area = cv2.contourArea(cv2.convexHull(blob.astype(np.float32)))
+    return min(area / max(inside, 1e-6), 1.0)
+
+
 WHITE_LEVEL = 0.85  # of the photo's whitest level: what counts as a card's white border
 FRAME_FILL = 0.7  # the fill credited to the fallback box of a card that fills the photo ...
 FRAME_EDGE = 0.25  # ... when this share of its outline lies on an edge (less: in proportion)
@@ -227,8 +239,9 @@ def _same_hue(pieces: list[np.ndarray], hsv: np.ndarray, tol: float = 12.0) -> l
     return [c for c, d in zip(pieces, diff, strict=True) if d <= tol]
 
 
-def _proposals(small: np.ndarray, white: np.ndarray) -> list[Proposal]:
-    """The proposals of every segmentation."""
+def _proposals(small: np.ndarray, white: np.ndarray, learned: CardMask | None = None
+               ) -> list[Proposal]:
+    """The proposals of every segmentation, and of the ``learned`` mask's largest blobs."""
     h, w = small.shape[:2]
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     out: list[Proposal] = []
@@ -251,6 +264,15 @@ def _proposals(small: np.ndarray, white: np.ndarray) -> list[Proposal]:
             fill = sum(cv2.contourArea(c) for c in big) / max(cv2.contourArea(hull), 1e-6)
             out.append(Proposal("colour-hull", box, min(1.0, fill + PAIR_CREDIT)))
     out += _cluster_proposals(small)
+    # each blob of the learned mask: its rotated box and its four-cornered outline, with no
+    # credit of their own (0.2 and 0.5 read no more close-held renders: models/README.md)
+    if learned is not None:
+        for blob in learned.blobs(small):
+            box, fill = _rect(blob, 1.0, (h, w), convex=True)
+            out.append(Proposal("learned-box", box, fill))
+            quad = blob_quad(blob)
+            if quad is not None:
+                out.append(Proposal("learned", quad, _fill(blob, quad, (h, w))))
     # the card filling most of the frame (a card held up to a webcam)
     m = 0.03
     out.append(Proposal("frame", np.float32([[w * m, h * m], [w * (1 - m), h * m],
@@ -506,9 +528,10 @@ def white_patch(small: np.ndarray) -> np.ndarray:
     return apply_gain(small, np.sqrt(level.max() / np.maximum(level, 1.0)))
 
 
-def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
+def candidates(img: np.ndarray, learned: bool = True) -> list[tuple[str, np.ndarray, float]]:
     """Every proposal as (method, quad in image pixels ordered portrait, score: geometry and
-    the evidence of a card around it, :func:`card_evidence`), best score first."""
+    the evidence of a card around it, :func:`card_evidence`), best score first. ``learned``:
+    with the shipped card mask's proposals (:mod:`vision.card_mask`)."""
     if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3:
         raise SingleCardError("expected a BGR image of shape (H, W, 3)")
     h, w = img.shape[:2]
@@ -521,7 +544,7 @@ def candidates(img: np.ndarray) -> list[tuple[str, np.ndarray, float]]:
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)) / 4
     out = []
-    for prop in _proposals(small, white):
+    for prop in _proposals(small, white, default_card_mask() if learned else None):
         name, box, fill = prop.method, prop.box, prop.fill
         parts = _evidence_parts(white, grad, box) if name == "frame" else None
         if parts is not None:  # a card filling the photo has its edges near the photo's

@@ -2,7 +2,8 @@
 
 The committed ``models/card_classifier.onnx`` is the output of exactly ``cardtable train`` with
 its defaults (see ``models/README.md``); ``--part card``, ``--part strip`` or ``--part pips``
-rebuilds one of the three table-card models alone, with the same recipe. Intermediate runs go
+rebuilds one of the three table-card models alone, with the same recipe; ``--part mask`` the
+single-card locator's card mask (not part of ``all``: torch alone builds it). Intermediate runs go
 to ``--runs`` (gitignored), never into ``models/``. ``--quick`` is a smoke test (tiny data, one
 epoch) for CI and must not be committed.
 """
@@ -38,10 +39,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--photos", type=Path, default=None,
                    help="--corners: the CC BY photo set (default ../shared/datasets/"
                         "playing-cards-photos-cc-by beside the repository)")
-    p.add_argument("--part", choices=["all", "card", "strip", "pips", "reader", "spotter"],
+    p.add_argument("--part", choices=["all", "card", "strip", "pips", "mask", "reader", "spotter"],
                    default="all",
                    help="rebuild only the whole-card or the corner-strip classifier, or the "
-                        "pip-suit reader of standard table cards (numpy, no .[train] needed); "
+                        "pip-suit reader of standard table cards (numpy, no .[train] needed), "
+                        "or the single-card locator's card mask; "
                         "with --corners: only the index spotter or only the rank/suit reader")
     p.add_argument("--seed", type=int, default=0,
                    help="--corners: the rank/suit reader's seed (0 made the shipped one; "
@@ -52,8 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.imgsz < 32 or args.imgsz > 256:
         raise ValueError(f"--imgsz {args.imgsz} out of range: use 32 to 256")
-    if args.part == "pips" and args.corners:
-        raise ValueError("--part pips is not a part of the corner models: drop --corners")
+    if args.part in ("pips", "mask") and args.corners:
+        raise ValueError(f"--part {args.part} is not a part of the corner models: drop --corners")
     if args.part in ("reader", "spotter") and not args.corners:
         raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
     if args.seed and not (args.corners and args.part in ("all", "reader")):
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         # the corner models need torch and onnx (the reader's 8-bit step, checked before the
         # hours of training), not ultralytics: importing ultralytics (the classifiers' trainer)
         # would also cut torch to one thread (OMP_NUM_THREADS=1), halving training speed here
-        need = ("torch", "onnx") if args.corners else ("ultralytics",)
+        need = ("torch", "onnx") if args.corners or args.part == "mask" else ("ultralytics",)
         if any(importlib.util.find_spec(name) is None for name in need):
             raise OSError("cardtable train needs the training extra: pip install -e '.[train]'")
     recipe = QUICK if args.quick else FULL
@@ -92,6 +94,16 @@ def run(args: argparse.Namespace) -> int:
                   f"{corner_meta['val_crops']} real crops, temperatures "
                   + ", ".join(f"{f['part']} {f['temperature']}"
                               for f in corner_meta["factors"]))
+        return 0
+    if args.part == "mask":
+        from vision.train.mask import train_mask
+
+        mask = train_mask(out / "card_mask.onnx", quick=args.quick, epochs=args.epochs,
+                          workers=args.workers, log=log)
+        print(f"card mask: validation mask IoU {mask['val_iou_mean']} "
+              f"(>0.9 in {mask['val_iou_over_0.9']}) on {mask['val_card_photos']} renders of "
+              f"a card; a blob in {mask['val_empty_with_blob']} of {mask['val_empty_photos']} "
+              "renders of none")
         return 0
     if args.part in ("all", "pips"):
         from vision.train.pip_suits import train_pip_suits

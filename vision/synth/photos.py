@@ -326,6 +326,27 @@ def closeup_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int
     return np.clip(photo, 0, 255).astype(np.uint8), quad
 
 
+def no_card_photo(rng: np.random.Generator, size: tuple[int, int] = (640, 480)) -> np.ndarray:
+    """A photo with no card in it (BGR): half the time a webcam frame of a lit room with a
+    person in it, else a plain surface of any level, unevenly lit, blurred and noisy.
+
+    WHY: a network that learns where the card is from photos that all hold one learns that
+    a photo with nothing in it is all card (a flat grey photo came out 65-88% card)."""
+    w, h = size
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)
+    if rng.random() < 0.5:
+        photo = _room(size, rng, yy, xx)
+        skin = rng.uniform(70, 245) * np.array([rng.uniform(0.5, 0.75), rng.uniform(0.68, 0.86),
+                                                1.0])
+        _person(photo, rng, skin, w, h)
+        return _webcam(photo, rng, yy, xx)
+    photo = _plain_backdrop(size, rng, (0, 255), float(rng.uniform(1, 8)))
+    photo *= (1 + rng.uniform(-0.4, 0.4) * (xx / w - 0.5) + rng.uniform(-0.4, 0.4) *
+              (yy / h - 0.5))[..., None]
+    photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.4, 2.0)))
+    return np.clip(photo, 0, 255).astype(np.uint8)
+
+
 def _face(code: str, rng: np.random.Generator, face: np.ndarray | None) -> np.ndarray:
     """The given face, or one rendered for ``code`` at the photos' face size."""
     return render_face(code, rng, size=(200, 300)) if face is None else face
