@@ -38,7 +38,6 @@ class CardMask:
 
     session: Any
     size: tuple[int, int]
-    meta: dict
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_MODEL, threads: int = 1) -> CardMask:
@@ -62,7 +61,7 @@ class CardMask:
             session = cpu_session(path, threads)
         except Exception as exc:  # onnxruntime raises its own exception types
             raise CardMaskError(f"cannot load ONNX model {path}: {exc}") from exc
-        return cls(session, (w, h), meta)
+        return cls(session, (w, h))
 
     def predict(self, image: np.ndarray) -> np.ndarray:
         """The card probability of each pixel of ``image`` scaled to ``size``: float32 (H, W)
@@ -75,12 +74,10 @@ class CardMask:
         x = np.ascontiguousarray(x.transpose(2, 0, 1)[None])
         return self.session.run(None, {self.session.get_inputs()[0].name: x})[0][0, 0]
 
-    def blobs(self, image: np.ndarray, shape: tuple[int, int] | None = None
-              ) -> list[np.ndarray]:
+    def blobs(self, image: np.ndarray) -> list[np.ndarray]:
         """The outlines (float32 (N, 2) points) of the ``BLOBS`` largest card blobs of the
-        mask of ``image``, largest first, in the pixels of a photo of ``shape`` = (H, W)
-        (default the image's own)."""
-        return mask_blobs(self.predict(image), shape or image.shape[:2])
+        mask of ``image``, largest first, in ``image``'s pixels."""
+        return mask_blobs(self.predict(image), image.shape[:2])
 
 
 @cache
@@ -95,9 +92,9 @@ def blob_quad(blob: np.ndarray) -> np.ndarray | None:
 
     WHY not its rotated bounding box: a card held close runs off the frame, and the part in
     view is the card's quad cut by the frame's edge: its rotated box is another shape, tilted
-    and larger (on rendered close-held cards of tuning seed 7, 81 of 108 such boxes overlap
-    the card by more than 0.8, the four-cornered outlines 108). In perspective a whole card is
-    a four-cornered shape too, no rectangle."""
+    and larger (on rendered close-held cards of tuning seed 7, the first network's boxes
+    overlapped the card by more than 0.8 in 81 of 108, its four-cornered outlines in 108). In
+    perspective a whole card is a four-cornered shape too, no rectangle."""
     hull = cv2.convexHull(blob.astype(np.float32))
     perimeter = cv2.arcLength(hull, True)
     for share in (0.01, 0.02, 0.03, 0.05, 0.08):

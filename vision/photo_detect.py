@@ -242,15 +242,12 @@ def corner_crop(image: np.ndarray, box: Sequence[float], angle: float = 0.0,
 
 
 def _session(path: Path, threads: int) -> Any:
-    import onnxruntime as ort
+    from vision.classifier import cpu_session
 
     if not path.is_file():
         raise PhotoModelError(f"{path}: no corner model here; build it with "
                               "`cardtable train --corners` (needs the [train] extra)")
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    return cpu_session(path, threads)
 
 
 @dataclass(frozen=True, slots=True)

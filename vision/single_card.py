@@ -1,7 +1,7 @@
 """Find the one card in a photo of a single card, and cut it out as a rectified portrait crop.
 
-WHY no detector network: single-card photos (enrolment photos, the real UNO measurement set) need
-none. A card is the most card-shaped bright or colourful blob: several cheap segmentations
+WHY proposals, not a detector: a single-card photo (enrolment photos, the real UNO measurement
+set) holds one card, the most card-shaped bright or colourful blob: several cheap segmentations
 (edges, the brightest region, the most saturated region, which for UNO cards is the coloured field
 inside the white border, the whitest pixels, which hold the card's border, and the photo split
 into a few colours, whose pieces, pairs of pieces and hull of all pieces of one colour hold
@@ -33,7 +33,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 import cv2
@@ -173,24 +172,30 @@ def _rect(cnt: np.ndarray, grow: float = 1.0, shape: tuple[int, int] | None = No
     are crescents round the oval that their hulls would pass off as whole cards."""
     area = cv2.contourArea(cv2.convexHull(cnt) if convex else cnt)
     (cx, cy), (w, h), a = cv2.minAreaRect(cnt)
-    box_area = w * h
-    if shape is not None:
-        photo = np.float32([[0, 0], [shape[1], 0], [shape[1], shape[0]], [0, shape[0]]])
-        inter, _ = cv2.intersectConvexConvex(cv2.boxPoints(((cx, cy), (w, h), a)), photo)
-        box_area = min(box_area, inter) if inter > 0 else box_area
+    box_area = _area_in_photo(cv2.boxPoints(((cx, cy), (w, h), a)), shape, w * h)
     fill = min(area / max(box_area, 1e-6), 1.0)
     gl = 1 + (grow - 1) * 0.7
     size = (w * grow, h * gl) if w < h else (w * gl, h * grow)
     return cv2.boxPoints(((cx, cy), size, a)), fill
 
 
+def _area_in_photo(quad: np.ndarray, shape: tuple[int, int] | None,
+                   whole: float | None = None) -> float:
+    """The area of the convex ``quad`` (``whole``, when known) inside a photo of ``shape``
+    (all of it without a shape, or when none of it lies inside)."""
+    whole = cv2.contourArea(quad.astype(np.float32)) if whole is None else whole
+    if shape is None:
+        return whole
+    photo = np.float32([[0, 0], [shape[1], 0], [shape[1], shape[0]], [0, shape[0]]])
+    inside, _ = cv2.intersectConvexConvex(quad.astype(np.float32), photo)
+    return min(whole, inside) if inside > 0 else whole
+
+
 def _fill(blob: np.ndarray, quad: np.ndarray, shape: tuple[int, int]) -> float:
     """How much of the convex ``quad``'s part inside a photo of ``shape`` the hull of ``blob``
     fills (as :func:`_rect` for its box)."""
-    photo = np.float32([[0, 0], [shape[1], 0], [shape[1], shape[0]], [0, shape[0]]])
-    inside, _ = cv2.intersectConvexConvex(quad.astype(np.float32), photo)
     area = cv2.contourArea(cv2.convexHull(blob.astype(np.float32)))
-    return min(area / max(inside, 1e-6), 1.0)
+    return min(area / max(_area_in_photo(quad, shape), 1e-6), 1.0)
 
 
 WHITE_LEVEL = 0.85  # of the photo's whitest level: what counts as a card's white border
@@ -941,17 +946,9 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
     deck is first enrolled from one table photo of each of its 54 faces (seeds
     ``[seed, 10000 + j]``), and the test photos are read through that profile."""
     from vision.synth.faces import UNO_FACE_CODES, draw_uno_style, render_face
-    from vision.synth.photos import (
-        closeup_card_photo,
-        held_card_photo,
-        single_card_photo,
-        tinted_held_photo,
-        webcam_card_photo,
-    )
+    from vision.synth.photos import single_card_kinds, single_card_photo
 
-    makers = {"table": single_card_photo, "held": held_card_photo, "tinted": tinted_held_photo,
-              "closeup": closeup_card_photo, "webcam": webcam_card_photo,
-              "near": partial(webcam_card_photo, near=True)}
+    makers = single_card_kinds()
     make = makers.get(kind)
     if make is None:
         raise SingleCardError(f"no synthetic set {kind!r}: use synthetic:"

@@ -7,6 +7,9 @@ are known; the real photo sets are either measurement-only or not of UNO cards.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import cv2
 import numpy as np
 
@@ -331,7 +334,8 @@ def no_card_photo(rng: np.random.Generator, size: tuple[int, int] = (640, 480)) 
     person in it, else a plain surface of any level, unevenly lit, blurred and noisy.
 
     WHY: a network that learns where the card is from photos that all hold one learns that
-    a photo with nothing in it is all card (a flat grey photo came out 65-88% card)."""
+    a photo with nothing in it is all card (a photo of one flat level, black to white, came
+    out 65-88% card)."""
     w, h = size
     yy, xx = np.mgrid[:h, :w].astype(np.float32)
     if rng.random() < 0.5:
@@ -345,6 +349,15 @@ def no_card_photo(rng: np.random.Generator, size: tuple[int, int] = (640, 480)) 
               (yy / h - 0.5))[..., None]
     photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.4, 2.0)))
     return np.clip(photo, 0, 255).astype(np.uint8)
+
+
+def single_card_kinds() -> dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]]:
+    """The rendered single-card photos by kind (``synthetic:KIND`` of ``python -m
+    vision.single_card``; the card mask's training data): each a function of (code, rng,
+    face=None) to (BGR photo, the card's quad)."""
+    return {"table": single_card_photo, "held": held_card_photo, "tinted": tinted_held_photo,
+            "closeup": closeup_card_photo, "webcam": webcam_card_photo,
+            "near": partial(webcam_card_photo, near=True)}
 
 
 def _face(code: str, rng: np.random.Generator, face: np.ndarray | None) -> np.ndarray:

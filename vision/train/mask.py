@@ -20,7 +20,6 @@ import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,19 +43,9 @@ def render_pair(seed: int, i: int) -> tuple[np.ndarray, np.ndarray]:
     """Render ``i`` of seed ``seed``: (BGR photo at ``INPUT_SIZE``, uint8 mask of the card's
     quad inside it, 255 on the card; drawn at 4× and averaged down, so edges are fractional)."""
     from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES
-    from vision.synth.photos import (
-        closeup_card_photo,
-        held_card_photo,
-        no_card_photo,
-        single_card_photo,
-        tinted_held_photo,
-        webcam_card_photo,
-    )
+    from vision.synth.photos import no_card_photo, single_card_kinds
 
-    makers: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {
-        "table": single_card_photo, "held": held_card_photo, "tinted": tinted_held_photo,
-        "closeup": closeup_card_photo, "webcam": webcam_card_photo,
-        "near": partial(webcam_card_photo, near=True)}
+    makers = single_card_kinds()
     rng = np.random.default_rng([seed, i])
     W, H = INPUT_SIZE
     big = np.zeros((H * 4, W * 4), np.uint8)
@@ -139,13 +128,12 @@ def mask_iou(pred: Any, target: Any) -> Any:
     return ((p & t).sum((1, 2, 3)).float() / union.clamp(min=1)).where(union > 0, 1.0)
 
 
-def score_mask(model: Path, photos: np.ndarray, masks: np.ndarray) -> dict:
-    """The exported model, run as the locator runs it (:class:`vision.card_mask.CardMask`), on
-    held-out renders: the mean IoU of its mask with the card's on photos of a card, the share
-    above 0.9, and on photos of no card, the share where it proposes a blob (false cards)."""
-    from vision.card_mask import THRESHOLD, CardMask, mask_blobs
+def score_mask(runtime: Any, photos: np.ndarray, masks: np.ndarray) -> dict:
+    """The exported model in its runtime (a :class:`vision.card_mask.CardMask`) on held-out
+    renders: the mean IoU of its mask with the card's on photos of a card, the share above
+    0.9, and on photos of no card, how many it proposes a blob in (false cards)."""
+    from vision.card_mask import THRESHOLD, mask_blobs
 
-    runtime = CardMask.load(model)
     ious, false = [], []
     for photo, truth in zip(photos, masks, strict=True):
         pred = runtime.predict(photo)
@@ -212,10 +200,12 @@ def train_mask(out: Path, quick: bool = False, epochs: int | None = None, worker
         log(f"epoch {epoch + 1}/{epochs}: loss {total / steps:.4f}, validation mask IoU "
             f"{float(ious.mean()):.4f} (>0.9 in {float((ious > 0.9).float().mean()):.3f})")
     _export(net, out)
-    out.with_suffix(".json").write_text(json.dumps({"input_size": list(INPUT_SIZE)}) + "\n")
+    from vision.card_mask import CardMask
+    from vision.classifier import cpu_session
+
     meta = {
         "input_size": list(INPUT_SIZE),
-        **score_mask(out, *val),
+        **score_mask(CardMask(cpu_session(out, 1), INPUT_SIZE), *val),
         "train_photos": len(x),
         "epochs": epochs,
         "seeds": {"train": TRAIN_SEED, "val": VAL_SEED},
