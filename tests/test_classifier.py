@@ -10,7 +10,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.classifier import DEFAULT_MODEL, CardClassifier, ClassifierError, white_balance
+from vision.classifier import (
+    DEFAULT_MODEL,
+    SECOND_MODEL,
+    CardClassifier,
+    ClassifierError,
+    Ensemble,
+    white_balance,
+    with_second_opinion,
+)
 from vision.synth.crops import training_crop
 from vision.synth.faces import ALL_FACE_CODES, UNO_FACE_CODES, canonical_face
 
@@ -125,3 +133,67 @@ def test_train_command_rejects_bad_size(capsys: pytest.CaptureFixture) -> None:
 
     assert main(["train", "--imgsz", "8"]) == 2
     assert "imgsz" in capsys.readouterr().err
+
+
+def test_an_ensemble_of_one_model_reads_as_that_model(clf: CardClassifier) -> None:
+    crops = [training_crop(c, np.random.default_rng([5, i]), 96)
+             for i, c in enumerate(UNO_FACE_CODES[:6])]
+    pair = Ensemble((clf, clf))
+    assert pair.classes == clf.classes
+    assert np.allclose(pair.predict(crops, both_ways=True), clf.predict(crops, both_ways=True))
+
+
+def test_an_ensemble_averages_its_members(clf: CardClassifier, tmp_path: Path) -> None:
+    """A member read at another temperature gives other probabilities; the ensemble's are their
+    mean."""
+    from dataclasses import replace
+
+    crops = [canonical_face(c) for c in UNO_FACE_CODES[:4]]
+    hot = replace(clf, temperature=clf.temperature * 3)
+    mean = Ensemble((clf, hot)).predict(crops)
+    assert np.allclose(mean, (clf.predict(crops) + hot.predict(crops)) / 2)
+    assert np.allclose(mean.sum(1), 1)
+
+
+@pytest.mark.parametrize(("members", "message"), [
+    ((), "at least one"),
+    ("other classes", "share their classes"),
+])
+def test_a_bad_ensemble_is_refused(clf: CardClassifier, members: object, message: str) -> None:
+    from dataclasses import replace
+
+    if members == "other classes":
+        members = (clf, replace(clf, classes=tuple(reversed(clf.classes))))
+    with pytest.raises(ClassifierError, match=message):
+        Ensemble(members)  # type: ignore[arg-type]
+
+
+def test_a_model_of_ones_own_is_read_alone(clf: CardClassifier, tmp_path: Path) -> None:
+    """The second opinion belongs to the shipped model: a model given with --model, or none
+    named, is read alone."""
+    own = tmp_path / "mine.onnx"
+    assert with_second_opinion(clf, own) is clf
+    assert with_second_opinion(clf, None) is clf
+
+
+@pytest.mark.skipif(not SECOND_MODEL.is_file(), reason="no second training shipped")
+def test_the_shipped_model_is_read_with_its_second_training(clf: CardClassifier) -> None:
+    pair = with_second_opinion(clf, DEFAULT_MODEL)
+    assert isinstance(pair, Ensemble) and len(pair.members) == 2
+    second = pair.members[1]
+    assert second.classes == clf.classes
+    assert second.meta["training"]["seed"] == 1
+
+
+def test_a_second_seed_trains_a_second_opinion(tmp_path: Path) -> None:
+    """`cardtable train --part card --seed 1 --quick`: the network of another training seed
+    goes beside the first one, named for its seed, with the seed in its metadata."""
+    pytest.importorskip("ultralytics")
+    from protocol_runner.cli import main
+
+    assert main(["train", "--part", "card", "--seed", "1", "--quick", "--runs", str(tmp_path),
+                 "--out", str(tmp_path / "out")]) == 0
+    assert not (tmp_path / "out" / "card_classifier.onnx").exists()
+    second = CardClassifier.load(tmp_path / "out" / "card_classifier_seed1.onnx")
+    assert second.meta["training"]["seed"] == 1
+    assert second.classes == CardClassifier.load(DEFAULT_MODEL).classes

@@ -392,8 +392,9 @@ def test_the_shipped_reader_never_rounds_a_probability_to_zero() -> None:
     (["train", "--corners", "--part", "card"], "not a part of the corner models"),
     (["train", "--corners", "--part", "strip"], "not a part of the corner models"),
     (["train", "--corners", "--part", "mask"], "not a part of the corner models"),
-    (["train", "--seed", "1"], "--seed is the rank/suit reader's"),
-    (["train", "--corners", "--part", "spotter", "--seed", "1"], "--seed is the rank/suit"),
+    (["train", "--seed", "1"], "--seed is the whole-card classifier's (--part card) or the"),
+    (["train", "--part", "strip", "--seed", "1"], "--seed is the whole-card classifier's"),
+    (["train", "--corners", "--part", "spotter", "--seed", "1"], "or the rank/suit reader's"),
 ])
 def test_corner_parts_need_corners(argv: list[str], message: str,
                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ import cv2
 import numpy as np
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"
+SECOND_MODEL = DEFAULT_MODEL.with_name("card_classifier_seed1.onnx")
+"""A second training of the shipped recipe (``cardtable train --part card --seed 1``): the photo
+of one card is read by both (:func:`with_second_opinion`)."""
 WHITE_TARGET = 235.0
 MIN_CROP = 12
 
@@ -216,3 +220,45 @@ class CardClassifier:
         probs = self.predict(crops)
         return [(self.classes[int(i)], float(p[i])) for p, i in zip(probs, probs.argmax(1),
                                                                      strict=True)]
+
+
+@dataclass(frozen=True)
+class Ensemble:
+    """Several trainings of one recipe read as one classifier: the mean of their calibrated
+    probabilities (``classes`` and ``predict`` as :class:`CardClassifier`'s).
+
+    WHY: two trainings of the whole-card recipe that differ only in their seed disagree on about
+    one in seven rendered cards held close to a webcam (30-35 of 216), each right on about half
+    of those; their mean reads more of them than either (models/README.md, "Two trainings of the
+    whole-card classifier read as one")."""
+
+    members: tuple[CardClassifier, ...]
+
+    def __post_init__(self) -> None:
+        if not self.members:
+            raise ClassifierError("an ensemble needs at least one classifier")
+        if any(m.classes != self.members[0].classes for m in self.members):
+            raise ClassifierError("the classifiers of an ensemble must share their classes")
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.members[0].classes
+
+    def predict(self, crops: list[np.ndarray], both_ways: bool = False) -> np.ndarray:
+        """The members' calibrated probabilities (N, C), averaged."""
+        return np.mean([m.predict(crops, both_ways) for m in self.members], axis=0)
+
+
+@cache
+def _second_model() -> CardClassifier:
+    return CardClassifier.load(SECOND_MODEL, threads=1)
+
+
+def with_second_opinion(classifier: CardClassifier, path: str | Path | None
+                        ) -> CardClassifier | Ensemble:
+    """``classifier``, loaded from ``path``, with the shipped second training beside it
+    (:data:`SECOND_MODEL`, loaded once) when it is the shipped model and that file is there;
+    else ``classifier`` alone (a model of the user's own, ``--model``)."""
+    if path is None or Path(path).resolve() != DEFAULT_MODEL or not SECOND_MODEL.is_file():
+        return classifier
+    return Ensemble((classifier, _second_model()))

@@ -141,6 +141,10 @@ class TableReader:
     columns: int | None = None
     strip: Any = None
     pips: Any = None
+    single: Any = None
+    """The whole-card classifier that reads the photo of one UNO card (:func:`uno_card_detection`)
+    when no deck is enrolled from photos: ``classifier`` with the shipped second training beside
+    it (:func:`vision.classifier.with_second_opinion`), or None for ``classifier`` alone."""
     profile: Any = None
     """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), used where it
     was photographed: one enrolled on the mat (``cardtable enrol --mat``) adapts the cards on
@@ -168,7 +172,7 @@ class TableReader:
              **options: Any) -> TableReader:
         """A reader with the classifier at ``model`` (default: the shipped one) and the deck
         enrolled in ``profile`` (a ``cardtable enrol`` file; checked against the classifier)."""
-        from vision.classifier import DEFAULT_MODEL, CardClassifier
+        from vision.classifier import DEFAULT_MODEL, CardClassifier, with_second_opinion
         from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader
         from vision.strip_classifier import DEFAULT_STRIP_MODEL, StripClassifier
 
@@ -177,6 +181,7 @@ class TableReader:
         if "pips" not in options and DEFAULT_PIP_MODEL.is_file():
             options["pips"] = PipSuitReader.load(DEFAULT_PIP_MODEL)
         classifier = CardClassifier.load(model or DEFAULT_MODEL, threads=1)
+        options.setdefault("single", with_second_opinion(classifier, model or DEFAULT_MODEL))
         if profile is not None:
             from vision.enrol import DeckProfile
 
@@ -444,8 +449,10 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
         return None
     fusion = CornerFusion.over(reader.strip, reader.classes, [c.code for c in uno_faces()])
     try:
+        whole = reader.classifier if reader.photo_profile is not None or reader.single is None \
+            else reader.single
         found, code, conf, probs, codes = read_single_card_probs(
-            image, reader.classifier, fusion.codes, reader.photo_profile, fusion, cands=cands)
+            image, whole, fusion.codes, reader.photo_profile, fusion, cands=cands)
     except SingleCardError:
         return None
     full = np.zeros(len(reader.classes))

@@ -993,7 +993,7 @@ def main(argv: list[str] | None = None) -> int:
     print the figures."""
     import argparse
 
-    from vision.classifier import DEFAULT_MODEL, CardClassifier
+    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_second_opinion
 
     ap = argparse.ArgumentParser(prog="python -m vision.single_card")
     ap.add_argument("labels", type=Path,
@@ -1033,8 +1033,12 @@ def main(argv: list[str] | None = None) -> int:
 
         corners = CornerFusion.load(clf.classes, allowed, balance=args.balance == "on",
                                     colour=args.colour == "on")
+    # the photo of one card is read by the shipped second training too, unless a deck is
+    # enrolled (a profile adapts one classifier's features)
+    both = with_second_opinion(clf, args.model)
     if str(args.labels).startswith("synthetic:"):
-        print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count, clf, allowed,
+        print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count,
+                                 clf if args.enrol_style is not None else both, allowed,
                                  corners, args.seed, args.enrol_style))
         return 0
     rows = read_labels(args.labels)
@@ -1057,7 +1061,8 @@ def main(argv: list[str] | None = None) -> int:
         adapter = enrol([EnrolPhoto(r["path"], r["code"]) for r in enrol_rows], clf, corners)
         print(f"enrolled {len(adapter.codes)} cards from group {args.enrol_group}; "
               f"testing on {len(rows)} other photos")
-    print(evaluate_single_cards(rows, clf, allowed, adapter, corners).text())
+    print(evaluate_single_cards(rows, clf if adapter is not None else both, allowed, adapter,
+                                corners).text())
     return 0
 
 

@@ -46,8 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "or the single-card locator's card mask; "
                         "with --corners: only the index spotter or only the rank/suit reader")
     p.add_argument("--seed", type=int, default=0,
-                   help="--corners: the rank/suit reader's seed (0 made the shipped one; "
-                        "compare recipes over several)")
+                   help="the training's seed (the renders keep theirs): --part card (0 made "
+                        "card_classifier.onnx; N > 0 writes card_classifier_seedN.onnx, the "
+                        "single-card reader's second opinion), or --corners for the rank/suit "
+                        "reader (0 made the shipped one); compare recipes over several")
     p.set_defaults(handler=run)
 
 
@@ -58,9 +60,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--part {args.part} is not a part of the corner models: drop --corners")
     if args.part in ("reader", "spotter") and not args.corners:
         raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
-    if args.seed and not (args.corners and args.part in ("all", "reader")):
-        raise ValueError("--seed is the rank/suit reader's: add --corners (and --part reader "
-                         "or all)")
+    if args.seed and not (args.corners and args.part in ("all", "reader")
+                          or not args.corners and args.part == "card"):
+        raise ValueError("--seed is the whole-card classifier's (--part card) or the rank/suit "
+                         "reader's (--corners, --part reader or all)")
     if args.part in ("card", "strip") and args.corners:
         raise ValueError(f"--part {args.part} is not a part of the corner models: with "
                          "--corners give --part all, spotter or reader")
@@ -119,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 
         meta = train_classifier(
             out, args.runs.resolve(), args.imgsz, recipe["per_class"],
-            args.epochs or recipe["epochs"], workers=args.workers, log=log,
+            args.epochs or recipe["epochs"], workers=args.workers, log=log, seed=args.seed,
         )
         print(f"classes {len(meta['classes'])}, temperature {meta['temperature']}, "
               f"calibration top-1 {meta['calibration']['top1']}")

@@ -23,8 +23,9 @@ os.environ.setdefault("YOLO_OFFLINE", "1")
 
 
 def train_yolo(data: Path, runs: Path, imgsz: int, epochs: int, batch: int, workers: int,
-               name: str = "cls") -> Path:
-    """Train ``yolov8n-cls.yaml`` from scratch on the image folder ``data``; returns best.pt."""
+               name: str = "cls", seed: int = 0) -> Path:
+    """Train ``yolov8n-cls.yaml`` from scratch on the image folder ``data``; returns best.pt.
+    ``seed`` is the training's (weights, batch order), not the renders'."""
     from ultralytics import YOLO
     from ultralytics.utils import SETTINGS
 
@@ -34,7 +35,7 @@ def train_yolo(data: Path, runs: Path, imgsz: int, epochs: int, batch: int, work
         data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
         project=str(runs), name=name, exist_ok=True, pretrained=False, amp=False, plots=False,
         fliplr=0.0, flipud=0.0, hsv_h=0.0, hsv_s=0.0, hsv_v=0.0, erasing=0.0, auto_augment=None,
-        scale=0.0, cache="ram", seed=0, deterministic=False, verbose=False, patience=100,
+        scale=0.0, cache="ram", seed=seed, deterministic=False, verbose=False, patience=100,
         lr0=0.002, optimizer="AdamW", warmup_epochs=1, cos_lr=True,
     )
     return Path(runs) / name / "weights" / "best.pt"
@@ -111,7 +112,7 @@ def calibrate(model_path: Path, calib_dir: Path) -> dict:
 
 
 def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str, int], epochs: int,
-                     batch: int = 128, workers: int = 2, log=print) -> dict:
+                     batch: int = 128, workers: int = 2, log=print, seed: int = 0) -> dict:
     """The whole recipe: render data, train, export ONNX + JSON, calibrate. Returns the metadata."""
     from vision.train.data import build_dataset
 
@@ -120,15 +121,17 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
     n = build_dataset(data, per_class, imgsz, workers=workers)
     log(f"rendered {n} crops in {time.time() - t0:.0f} s")
     t1 = time.time()
-    best = train_yolo(data, runs, imgsz, epochs, batch, workers)
+    best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)
     log(f"trained {epochs} epochs in {time.time() - t1:.0f} s")
-    onnx_path = out_dir / "card_classifier.onnx"
+    onnx_path = out_dir / ("card_classifier.onnx" if seed == 0 else
+                           f"card_classifier_seed{seed}.onnx")
     classes, feat_dim = export_onnx(best, onnx_path, imgsz)
     meta = {
         "classes": classes, "input_size": imgsz, "temperature": 1.0, "feature_dim": feat_dim,
         "preprocess": "portrait, resize to a square, white balance by the border, RGB/255",
         "training": {"per_class": per_class, "epochs": epochs, "batch": batch,
-                     "architecture": "yolov8n-cls.yaml (from scratch)"},
+                     "architecture": "yolov8n-cls.yaml (from scratch)",
+                     **({"seed": seed} if seed else {})},
     }
     onnx_path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
     meta = calibrate(onnx_path, data / "calib")
