@@ -143,8 +143,9 @@ class TableReader:
     pips: Any = None
     single: Any = None
     """The whole-card classifier that reads the photo of one UNO card (:func:`uno_card_detection`)
-    when no deck is enrolled from photos: ``classifier`` with the shipped second training beside
-    it (:func:`vision.classifier.with_second_opinion`), or None for ``classifier`` alone."""
+    when no deck is enrolled from photos: as :meth:`load` makes it, ``classifier`` with the
+    shipped second training beside it (:func:`vision.classifier.with_second_opinion`; a model of
+    one's own stays alone); None reads with ``classifier``."""
     profile: Any = None
     """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), used where it
     was photographed: one enrolled on the mat (``cardtable enrol --mat``) adapts the cards on
@@ -448,9 +449,10 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     if reader.strip is None:
         return None
     fusion = CornerFusion.over(reader.strip, reader.classes, [c.code for c in uno_faces()])
+    # a deck enrolled from photos adapts the one network's features
+    whole = reader.classifier if reader.photo_profile is not None or reader.single is None \
+        else reader.single
     try:
-        whole = reader.classifier if reader.photo_profile is not None or reader.single is None \
-            else reader.single
         found, code, conf, probs, codes = read_single_card_probs(
             image, whole, fusion.codes, reader.photo_profile, fusion, cands=cands)
     except SingleCardError:
