@@ -227,10 +227,11 @@ class Ensemble:
     """Several trainings of one recipe read as one classifier: the mean of their calibrated
     probabilities (``classes`` and ``predict`` as :class:`CardClassifier`'s).
 
-    WHY: two trainings of the whole-card recipe that differ only in their seed disagree on about
-    one in seven rendered cards held close to a webcam (30-35 of 216), each right on about half
-    of those; their mean reads more of them than either (models/README.md, "Two trainings of the
-    whole-card classifier read as one")."""
+    WHY: two trainings of one whole-card recipe that differ only in their seed (measured on the
+    curled-S recipe's) disagree on about one in seven rendered cards held close to a webcam
+    (30-35 of 216), each right on about half of those; the mean of the shipped model and its
+    second training read 13 more of 1,296 renders at one decision seed and as many at the
+    other (models/README.md, "Two trainings of the whole-card classifier read as one")."""
 
     members: tuple[CardClassifier, ...]
 

@@ -141,11 +141,11 @@ class TableReader:
     columns: int | None = None
     strip: Any = None
     pips: Any = None
-    single: Any = None
-    """The whole-card classifier that reads the photo of one UNO card (:func:`uno_card_detection`)
-    when no deck is enrolled from photos: as :meth:`load` makes it, ``classifier`` with the
-    shipped second training beside it (:func:`vision.classifier.with_second_opinion`; a model of
-    one's own stays alone); None reads with ``classifier``."""
+    second_opinion: bool = False
+    """Whether the photo of one UNO card (:func:`uno_card_detection`) is read by ``classifier``
+    with the shipped second training beside it (:func:`vision.classifier.with_second_opinion`,
+    loaded at the first such photo): :meth:`load` sets it for the shipped model, not for a
+    model of one's own; a deck enrolled from photos is read by ``classifier`` alone."""
     profile: Any = None
     """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), used where it
     was photographed: one enrolled on the mat (``cardtable enrol --mat``) adapts the cards on
@@ -173,7 +173,7 @@ class TableReader:
              **options: Any) -> TableReader:
         """A reader with the classifier at ``model`` (default: the shipped one) and the deck
         enrolled in ``profile`` (a ``cardtable enrol`` file; checked against the classifier)."""
-        from vision.classifier import DEFAULT_MODEL, CardClassifier, with_second_opinion
+        from vision.classifier import DEFAULT_MODEL, CardClassifier
         from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader
         from vision.strip_classifier import DEFAULT_STRIP_MODEL, StripClassifier
 
@@ -182,7 +182,8 @@ class TableReader:
         if "pips" not in options and DEFAULT_PIP_MODEL.is_file():
             options["pips"] = PipSuitReader.load(DEFAULT_PIP_MODEL)
         classifier = CardClassifier.load(model or DEFAULT_MODEL, threads=1)
-        options.setdefault("single", with_second_opinion(classifier, model or DEFAULT_MODEL))
+        options.setdefault("second_opinion",
+                           Path(model or DEFAULT_MODEL).resolve() == DEFAULT_MODEL)
         if profile is not None:
             from vision.enrol import DeckProfile
 
@@ -442,6 +443,7 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     (models/README.md), and the figure the README gives for real UNO photos. A photo the
     whole-card classifier calls surely UNO is read over the UNO faces alone."""
     from protocol_runner.cards import uno_faces
+    from vision.classifier import DEFAULT_MODEL, with_second_opinion
     from vision.corner_index import CornerFusion
     from vision.single_card import SingleCardError, read_single_card_probs
     from vision.synth.scenes import canonical_quad
@@ -450,8 +452,8 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
         return None
     fusion = CornerFusion.over(reader.strip, reader.classes, [c.code for c in uno_faces()])
     # a deck enrolled from photos adapts the one network's features
-    whole = reader.classifier if reader.photo_profile is not None or reader.single is None \
-        else reader.single
+    whole = reader.classifier if reader.photo_profile is not None or not reader.second_opinion \
+        else with_second_opinion(reader.classifier, DEFAULT_MODEL)
     try:
         found, code, conf, probs, codes = read_single_card_probs(
             image, whole, fusion.codes, reader.photo_profile, fusion, cands=cands)
