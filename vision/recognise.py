@@ -141,11 +141,11 @@ class TableReader:
     columns: int | None = None
     strip: Any = None
     pips: Any = None
-    second_opinion: bool = False
-    """Whether the photo of one UNO card (:func:`uno_card_detection`) is read by ``classifier``
-    with the shipped second training beside it (:func:`vision.classifier.with_second_opinion`,
-    loaded at the first such photo): :meth:`load` sets it for the shipped model, not for a
-    model of one's own; a deck enrolled from photos is read by ``classifier`` alone."""
+    model_path: Path | None = None
+    """The file ``classifier`` was loaded from (:meth:`load` sets it). The photo of one UNO card
+    (:func:`uno_card_detection`) is read with the shipped second training beside it when this is
+    the shipped model (:func:`vision.classifier.with_second_opinion` decides, and loads it at the
+    first such photo); a deck enrolled from photos is read by ``classifier`` alone."""
     profile: Any = None
     """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), used where it
     was photographed: one enrolled on the mat (``cardtable enrol --mat``) adapts the cards on
@@ -181,9 +181,8 @@ class TableReader:
             options["strip"] = StripClassifier.load(DEFAULT_STRIP_MODEL)
         if "pips" not in options and DEFAULT_PIP_MODEL.is_file():
             options["pips"] = PipSuitReader.load(DEFAULT_PIP_MODEL)
-        classifier = CardClassifier.load(model or DEFAULT_MODEL, threads=1)
-        options.setdefault("second_opinion",
-                           Path(model or DEFAULT_MODEL).resolve() == DEFAULT_MODEL)
+        options.setdefault("model_path", Path(model or DEFAULT_MODEL))
+        classifier = CardClassifier.load(options["model_path"], threads=1)
         if profile is not None:
             from vision.enrol import DeckProfile
 
@@ -443,7 +442,7 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     (models/README.md), and the figure the README gives for real UNO photos. A photo the
     whole-card classifier calls surely UNO is read over the UNO faces alone."""
     from protocol_runner.cards import uno_faces
-    from vision.classifier import DEFAULT_MODEL, with_second_opinion
+    from vision.classifier import with_second_opinion
     from vision.corner_index import CornerFusion
     from vision.single_card import SingleCardError, read_single_card_probs
     from vision.synth.scenes import canonical_quad
@@ -452,8 +451,8 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
         return None
     fusion = CornerFusion.over(reader.strip, reader.classes, [c.code for c in uno_faces()])
     # a deck enrolled from photos adapts the one network's features
-    whole = reader.classifier if reader.photo_profile is not None or not reader.second_opinion \
-        else with_second_opinion(reader.classifier, DEFAULT_MODEL)
+    whole = reader.classifier if reader.photo_profile is not None \
+        else with_second_opinion(reader.classifier, reader.model_path)
     try:
         found, code, conf, probs, codes = read_single_card_probs(
             image, whole, fusion.codes, reader.photo_profile, fusion, cands=cands)
