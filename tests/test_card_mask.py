@@ -18,6 +18,7 @@ from vision.card_mask import (
     CardMask,
     CardMaskError,
     default_card_mask,
+    mask_agreement,
     mask_blobs,
 )
 from vision.single_card import _quad_iou, candidates
@@ -88,6 +89,29 @@ def test_blobs_are_the_largest_scaled_to_the_photo(
         assert (bx + bw, by + bh) == pytest.approx((x1 * 4, y1 * 4), abs=5)
 
 
+def _square(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+    return np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+
+
+@pytest.mark.parametrize(("quad", "agreement"), [
+    (_square(40, 30, 80, 90), 1.0),  # the quad is the card
+    (_square(40, 30, 80, 60), 0.5),  # half of it
+    (_square(0, 30, 120, 90), 1 / 3),  # three times as wide
+    (_square(100, 0, 150, 20), 0.0),  # elsewhere
+])
+def test_a_quad_agrees_with_the_mask_by_its_overlap(quad: np.ndarray, agreement: float) -> None:
+    mask = np.zeros((120, 160), np.float32)
+    mask[30:90, 40:80] = 1.0
+    # the photo is twice the mask's size: quads are given in its pixels; a filled polygon
+    # includes its far edge's row and column, so the overlap is a few per cent off
+    assert mask_agreement(mask, quad * 2, (240, 320)) == pytest.approx(agreement, abs=0.05)
+
+
+def test_an_empty_mask_agrees_with_nothing() -> None:
+    assert mask_agreement(np.zeros((120, 160), np.float32), _square(0, 0, 100, 100),
+                          (120, 160)) == 0.0
+
+
 def test_a_faint_mask_holds_no_card() -> None:
     assert mask_blobs(_mask((40, 20, 80, 100)) * 0.5, (120, 160)) == []
 
@@ -104,13 +128,17 @@ RENDERS = [
 @pytest.mark.parametrize(("kind", "make", "code"), RENDERS, ids=[r[0] for r in RENDERS])
 def test_the_shipped_mask_finds_the_card_in_renders(kind: str, make: object, code: str) -> None:
     """Renders of a seed the network never saw (it trained on 4242, validated on 4343): its
-    largest blob's rectangle overlaps the card's visible quad."""
-    rng = np.random.default_rng([20261128, len(kind)])
-    photo, quad = make(code, rng)  # type: ignore[operator]
-    blobs = default_card_mask().blobs(photo)
-    assert blobs
-    box = cv2.boxPoints(cv2.minAreaRect(blobs[0]))
-    assert _quad_iou(box, quad, photo.shape) > 0.75
+    largest blob's rectangle overlaps the card's visible quad, in nearly every one of eight.
+    WHY eight: one render can defeat it (a card held against a white sleeve, which the mask
+    joins to the card), and a test of one render would measure that render."""
+    ious = []
+    for i in range(8):
+        photo, quad = make(code, np.random.default_rng([20261128, len(kind), i]))  # type: ignore[operator]
+        blobs = default_card_mask().blobs(photo)
+        box = cv2.boxPoints(cv2.minAreaRect(blobs[0])) if blobs else np.zeros((4, 2), np.float32)
+        ious.append(_quad_iou(box, quad, photo.shape))
+    assert np.median(ious) > 0.8
+    assert sum(v > 0.7 for v in ious) >= 7
 
 
 def test_blank_photos_hold_no_card() -> None:
@@ -129,6 +157,10 @@ def test_cardtable_train_part_mask_quick_writes_a_loadable_mask(tmp_path: Path) 
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from protocol_runner.cli import main
+    from vision.train.corners import DEFAULT_PHOTOS
+
+    if not DEFAULT_PHOTOS.exists():
+        pytest.skip("the shared CC BY photo set (the mask's real rooms) is not here")
 
     assert main(["train", "--part", "mask", "--quick", "--runs", str(tmp_path),
                  "--workers", "1"]) == 0

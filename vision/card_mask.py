@@ -6,7 +6,8 @@ card up to a webcam. A card held close runs off the frame, a thumb and the palm 
 a white wall or shirt joins its border. Those proposals still hold a box that fits the card in
 most such photos, but it is often not among those the readers are asked about. A small
 network trained on rendered photos (``cardtable train --part mask``, :mod:`vision.train.mask`)
-sees the card as a whole: its mask's largest blobs are proposed beside the others, and the same
+sees the card as a whole: its mask's largest blobs are proposed beside the others, every
+proposal is weighed by how well it agrees with the mask (:func:`mask_agreement`), and the same
 geometry, evidence and readers choose among them all.
 """
 
@@ -116,3 +117,17 @@ def mask_blobs(mask: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
                   key=cv2.contourArea, reverse=True)[:BLOBS]
     scale = np.float32([shape[1] / mw, shape[0] / mh])
     return [c.reshape(-1, 2).astype(np.float32) * scale for c in cnts]
+
+
+def mask_agreement(prob: np.ndarray, quad: np.ndarray, shape: tuple[int, int]) -> float:
+    """How well ``quad`` (in a photo of ``shape`` = (H, W)) agrees with the mask ``prob`` of
+    that photo: the soft IoU of the quad's pixels and the mask's probabilities, 0 to 1.
+
+    WHY soft: the mask is unsure at a card's edges and under a thumb, and a hard threshold would
+    make a box one pixel larger lose or win by whole rows."""
+    mh, mw = prob.shape
+    inside = np.zeros((mh, mw), np.float32)
+    scale = np.float32([mw / shape[1], mh / shape[0]])
+    cv2.fillPoly(inside, [np.round(quad * scale).astype(np.int32)], 1.0)
+    inter = float((prob * inside).sum())
+    return inter / max(float(inside.sum()) + float(prob.sum()) - inter, 1e-6)

@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Reliability, reliability
-from vision.card_mask import CardMask, blob_quad, default_card_mask
+from vision.card_mask import blob_quad, default_card_mask, mask_agreement, mask_blobs
 from vision.classifier import apply_gain, geometric_mean
 from vision.strip_classifier import CARD_MM, soften
 
@@ -244,9 +244,10 @@ def _same_hue(pieces: list[np.ndarray], hsv: np.ndarray, tol: float = 12.0) -> l
     return [c for c, d in zip(pieces, diff, strict=True) if d <= tol]
 
 
-def _proposals(small: np.ndarray, white: np.ndarray, learned: CardMask | None = None
+def _proposals(small: np.ndarray, white: np.ndarray, learned: np.ndarray | None = None
                ) -> list[Proposal]:
-    """The proposals of every segmentation, and of the ``learned`` mask's largest blobs."""
+    """The proposals of every segmentation, and of the largest blobs of ``learned`` (the card
+    mask's probabilities for ``small``, :meth:`vision.card_mask.CardMask.predict`)."""
     h, w = small.shape[:2]
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     out: list[Proposal] = []
@@ -272,7 +273,7 @@ def _proposals(small: np.ndarray, white: np.ndarray, learned: CardMask | None = 
     # each blob of the learned mask: its rotated box and its four-cornered outline, with no
     # credit of their own (0.2 and 0.5 read no more close-held renders: models/README.md)
     if learned is not None:
-        for blob in learned.blobs(small):
+        for blob in mask_blobs(learned, (h, w)):
             box, fill = _rect(blob, 1.0, (h, w), convex=True)
             out.append(Proposal("learned-box", box, fill))
             quad = blob_quad(blob)
@@ -391,6 +392,11 @@ def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
             - 4 * outside / (w + h))
 
 
+MASK_WEIGHT = 1.0
+"""What a proposal gains per unit of its agreement with the card mask (:func:`vision.card_mask.
+mask_agreement`, 0 to 1). WHY: trained on real webcam frames too, the mask tells a card from
+the player and the room (models/README.md, thirty-sixth session), which the segmentations'
+geometry and evidence do not."""
 FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read with corners
 FUSED_TEMPERATURE = 1.86
 """Temperature of the fused reading (whole card at jittered quads × two corners × the field's
@@ -548,8 +554,9 @@ def candidates(img: np.ndarray, learned: bool = True) -> list[tuple[str, np.ndar
     white = whiteness(small)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)) / 4
+    prob = default_card_mask().predict(small) if learned else None
     out = []
-    for prop in _proposals(small, white, default_card_mask() if learned else None):
+    for prop in _proposals(small, white, prob):
         name, box, fill = prop.method, prop.box, prop.fill
         parts = _evidence_parts(white, grad, box) if name == "frame" else None
         if parts is not None:  # a card filling the photo has its edges near the photo's
@@ -559,6 +566,8 @@ def candidates(img: np.ndarray, learned: bool = True) -> list[tuple[str, np.ndar
         if score > -0.5:
             parts = parts or _evidence_parts(white, grad, box)
             score += _weigh_evidence(parts) + prop.credit
+            if prob is not None:
+                score += MASK_WEIGHT * mask_agreement(prob, box, small.shape[:2])
             edge = parts[0]
         out.append((name, order_portrait(box / scale), score, edge))
     return sorted(_demote_nested(out), key=lambda c: -c[2])

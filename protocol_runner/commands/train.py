@@ -37,8 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="instead: train the photo reader of standard cards without the mat "
                         "(index spotter + corner classifier, vision/train/corners.py)")
     p.add_argument("--photos", type=Path, default=None,
-                   help="--corners: the CC BY photo set (default ../shared/datasets/"
-                        "playing-cards-photos-cc-by beside the repository)")
+                   help="--corners and --part mask: the CC BY photo set (default "
+                        "../shared/datasets/playing-cards-photos-cc-by beside the repository)")
     p.add_argument("--part", choices=["all", "card", "strip", "pips", "mask", "reader", "spotter"],
                    default="all",
                    help="rebuild only the whole-card or the corner-strip classifier, or the "
@@ -99,10 +99,11 @@ def run(args: argparse.Namespace) -> int:
                               for f in corner_meta["factors"]))
         return 0
     if args.part == "mask":
+        from vision.train.corners import DEFAULT_PHOTOS
         from vision.train.mask import train_mask
 
-        mask = train_mask(out / "card_mask.onnx", quick=args.quick, epochs=args.epochs,
-                          workers=args.workers, log=log)
+        mask = train_mask(out / "card_mask.onnx", args.photos or DEFAULT_PHOTOS,
+                          quick=args.quick, epochs=args.epochs, workers=args.workers, log=log)
         print(f"card mask: validation mask IoU {mask['val_iou_mean']} "
               f"(>0.9 in {mask['val_iou_over_0.9']}) on {mask['val_card_photos']} renders of "
               f"a card; a blob in {mask['val_empty_with_blob']} of {mask['val_empty_photos']} "

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.synth.faces import card_mask, render_face
+from vision.synth.real_rooms import RoomFrame, painted_out
 
 
 def single_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
@@ -157,6 +158,55 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     card_gain = rng.uniform(0.75, 1.15)  # the card in the room's light or in the player's shadow
     photo, quad = _lay_face(photo, face.astype(np.float32) * card_gain, (cx, cy), scale, ang,
                             0.06, rng, cv2.INTER_AREA)
+    _glare_and_thumbs(photo, rng, quad, ang, bottom, skin, (hw, hh))
+    return _webcam(photo, rng, yy, xx), quad
+
+
+def held_in_room(code: str, rng: np.random.Generator, room: RoomFrame,
+                 face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`webcam_card_photo` in a real frame (:mod:`vision.synth.real_rooms`): the rendered
+    card laid over the card the real hand holds there, a little larger so that it covers it,
+    at its turn give or take a few degrees, then the same glare, thumbs and webcam.
+
+    WHY: the drawn rooms and players are what the card mask learned to tell a card from; on
+    real frames it took the player and the room for card."""
+    h, w = room.image.shape[:2]
+    face = _face(code, rng, face)
+    fh, fw = face.shape[:2]
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)
+    skin = rng.uniform(70, 245) * np.array([rng.uniform(0.5, 0.75), rng.uniform(0.68, 0.86), 1.0])
+    top, right, _, left = room.card
+    length = float(np.linalg.norm(left - top))
+    scale = length * rng.uniform(1.05, 1.3) / fh
+    ang = float(np.arctan2(*(right - top)[::-1])) + np.radians(rng.uniform(-5, 5))
+    centre = tuple(float(v) for v in room.card.mean(0))
+    photo, quad = _lay_face(room.image.astype(np.float32), face.astype(np.float32) *
+                            rng.uniform(0.75, 1.15), centre, scale, ang, 0.04, rng,
+                            cv2.INTER_AREA)
+    down = np.array([-np.sin(ang), np.cos(ang)])
+    hw, hh = fw * scale / 2, fh * scale / 2
+    bottom = np.array(centre) + down * hh * rng.uniform(0.7, 1.0)
+    _glare_and_thumbs(photo, rng, quad, ang, bottom, skin, (hw, hh))
+    return _webcam(photo, rng, yy, xx), quad
+
+
+def empty_room(room: RoomFrame, rng: np.random.Generator) -> np.ndarray:
+    """The real frame ``room`` with its card painted out (:func:`painted_out`), through the
+    same webcam as :func:`webcam_card_photo`: a real player in a real room, holding no card."""
+    h, w = room.image.shape[:2]
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)
+    return _webcam(painted_out(room).astype(np.float32), rng, yy, xx)
+
+
+def _glare_and_thumbs(photo: np.ndarray, rng: np.random.Generator, quad: np.ndarray,
+                      ang: float, bottom: np.ndarray, skin: np.ndarray,
+                      half: tuple[float, float]) -> None:
+    """Drawn into ``photo``: a glare spot on the card at ``quad`` (turned by ``ang``, ``half``
+    its half width and height before its corners were jittered) in three photos of ten, and one
+    or two thumbs on its face from its holding edge (``bottom``) in."""
+    h, w = photo.shape[:2]
+    hw, hh = half
+    down = np.array([-np.sin(ang), np.cos(ang)])
     if rng.random() < 0.3:  # glare: the lamp or the window in the card's gloss
         g = np.zeros((h, w), np.float32)
         gc = quad.mean(0) + rng.uniform(-0.5, 0.5, 2) * (hw, hh)
@@ -173,7 +223,6 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
                     max(3, int(rng.uniform(0.25, 0.5) * hh))),
                     float(np.degrees(ang) + rng.uniform(-35, 35)), 0, 360,
                     (skin * rng.uniform(0.9, 1.15)).tolist(), -1, cv2.LINE_AA)
-    return _webcam(photo, rng, yy, xx), quad
 
 
 def _room(size: tuple[int, int], rng: np.random.Generator, yy: np.ndarray, xx: np.ndarray

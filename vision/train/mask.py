@@ -5,8 +5,12 @@ table, held up, under tinted light, a close-up, held up to a webcam in a lit roo
 close that it runs off the frame), drawn at random, three in four with a UNO face and one in
 four with a standard one, and one photo in ten with no card at all (a room with a person, a
 plain surface), at render seeds of their own (``TRAIN_SEED``, ``VAL_SEED``: never the
-tuning seeds 7 and 123 nor the measurement seed 99). The target is the part of the card's quad
-inside the frame, under thumbs and glare alike: the card is where its outline runs.
+tuning seeds 7 and 123 nor the measurement seed 99). Half of the webcam kind's renders and of
+the photos with no card are drawn in real webcam frames of the CC BY set's training split
+(:mod:`vision.synth.real_rooms`; ``ROOM_SHARE``): a mask that had seen only drawn rooms took the
+player and the room of a real frame for card (models/README.md, thirty-sixth session). The
+target is the part of the card's quad inside the frame, under thumbs and glare alike: the card
+is where its outline runs.
 
 The network is a small encoder-decoder (three stride-2 stages, dilated convolutions for
 context, two upsampling stages with skips; about 230,000 weights) trained from scratch with
@@ -34,45 +38,59 @@ KINDS = (("near", 0.25), ("webcam", 0.25), ("held", 0.15), ("tinted", 0.1), ("cl
          ("table", 0.15))
 UNO_SHARE = 0.75
 EMPTY_SHARE = 0.1  # photos with no card (:func:`vision.synth.photos.no_card_photo`)
+ROOM_SHARE = 0.5  # of webcam renders and of photos with no card: in a real webcam frame
 FULL = {"train": 6000, "val": 600, "epochs": 20}
 QUICK = {"train": 64, "val": 16, "epochs": 1}
 BATCH = 32
 
 
-def render_pair(seed: int, i: int) -> tuple[np.ndarray, np.ndarray]:
+def render_pair(seed: int, i: int, rooms: tuple[Path, ...] = ()
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Render ``i`` of seed ``seed``: (BGR photo at ``INPUT_SIZE``, uint8 mask of the card's
-    quad inside it, 255 on the card; drawn at 4× and averaged down, so edges are fractional)."""
+    quad inside it, 255 on the card; drawn at 4× and averaged down, so edges are fractional).
+    ``rooms``: real webcam frames (:mod:`vision.synth.real_rooms`), :data:`ROOM_SHARE` of the
+    webcam kind's renders and of the photos with no card drawn in one of them."""
     from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES
-    from vision.synth.photos import no_card_photo, single_card_kinds
+    from vision.synth.photos import empty_room, held_in_room, no_card_photo, single_card_kinds
+    from vision.synth.real_rooms import load_room
 
     makers = single_card_kinds()
     rng = np.random.default_rng([seed, i])
     W, H = INPUT_SIZE
     big = np.zeros((H * 4, W * 4), np.uint8)
     if rng.random() < EMPTY_SHARE:
-        photo = no_card_photo(rng)
+        if rooms and rng.random() < ROOM_SHARE:
+            photo = empty_room(load_room(rooms[int(rng.integers(len(rooms)))]), rng)
+        else:
+            photo = no_card_photo(rng)
         return cv2.resize(photo, (W, H), interpolation=cv2.INTER_AREA), big[::4, ::4].copy()
     share = np.array([p for _, p in KINDS])
     kind = KINDS[int(rng.choice(len(KINDS), p=share / share.sum()))][0]
     codes = UNO_FACE_CODES if rng.random() < UNO_SHARE else STANDARD_FACE_CODES
-    photo, quad = makers[kind](codes[int(rng.integers(len(codes)))], rng)
+    code = codes[int(rng.integers(len(codes)))]
+    if kind == "webcam" and rooms and rng.random() < ROOM_SHARE:
+        photo, quad = held_in_room(code, rng, load_room(rooms[int(rng.integers(len(rooms)))]))
+    else:
+        photo, quad = makers[kind](code, rng)
     h, w = photo.shape[:2]
     small = cv2.resize(photo, (W, H), interpolation=cv2.INTER_AREA)
     cv2.fillPoly(big, [np.round(quad * [W * 4 / w, H * 4 / h]).astype(np.int32)], 255)
     return small, cv2.resize(big, (W, H), interpolation=cv2.INTER_AREA)
 
 
-def _render_many(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    seed, start, stop = job
-    pairs = [render_pair(seed, i) for i in range(start, stop)]
+def _render_many(job: tuple[int, int, int, tuple[Path, ...]]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    seed, start, stop, rooms = job
+    pairs = [render_pair(seed, i, rooms) for i in range(start, stop)]
     return np.stack([p for p, _ in pairs]), np.stack([m for _, m in pairs])
 
 
-def render_set(seed: int, count: int, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` renders of ``seed``: photos (N, H, W, 3) and masks (N, H, W), the same for
-    any number of ``workers``."""
+def render_set(seed: int, count: int, workers: int = 2, rooms: tuple[Path, ...] = ()
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` renders of ``seed`` (:func:`render_pair`): photos (N, H, W, 3) and masks
+    (N, H, W), the same for any number of ``workers``."""
     chunk = 64
-    jobs = [(seed, a, min(a + chunk, count)) for a in range(0, count, chunk)]
+    jobs = [(seed, a, min(a + chunk, count), rooms) for a in range(0, count, chunk)]
     if workers <= 1:
         parts = [_render_many(j) for j in jobs]
     else:
@@ -148,8 +166,8 @@ def score_mask(runtime: Any, photos: np.ndarray, masks: np.ndarray) -> dict:
             "val_empty_with_blob": int(sum(false))}
 
 
-def train_mask(out: Path, quick: bool = False, epochs: int | None = None, workers: int = 2,
-               log: Callable[[str], None] = print) -> dict:
+def train_mask(out: Path, photos: Path, quick: bool = False, epochs: int | None = None,
+               workers: int = 2, log: Callable[[str], None] = print) -> dict:
     """Render, train, export ``out`` (``card_mask.onnx``) and its ``.json``; returns the
     metadata (the validation renders' mask IoU among it)."""
     import torch
@@ -158,8 +176,15 @@ def train_mask(out: Path, quick: bool = False, epochs: int | None = None, worker
     recipe = QUICK if quick else FULL
     epochs = epochs or recipe["epochs"]
     start = time.time()
-    x, y = _tensors(*render_set(TRAIN_SEED, recipe["train"], workers))
-    val = render_set(VAL_SEED, recipe["val"], workers)
+    from vision.synth.real_rooms import room_frames
+
+    rooms = room_frames(photos)
+    if not rooms:
+        raise FileNotFoundError(
+            f"no webcam frames of the CC BY photo set under {photos}: the card mask is drawn "
+            "partly in them; pass --photos DIR (playing-cards-photos-cc-by)")
+    x, y = _tensors(*render_set(TRAIN_SEED, recipe["train"], workers, rooms))
+    val = render_set(VAL_SEED, recipe["val"], workers, rooms)
     vx, vy = _tensors(*val)
     log(f"rendered {len(x)} training and {len(vx)} validation photos "
         f"({time.time() - start:.0f} s)")
@@ -211,6 +236,8 @@ def train_mask(out: Path, quick: bool = False, epochs: int | None = None, worker
         "seeds": {"train": TRAIN_SEED, "val": VAL_SEED},
         "kinds": dict(KINDS),
         "empty_share": EMPTY_SHARE,
+        "room_share": ROOM_SHARE,
+        "room_frames": len(rooms),
         "command": "cardtable train --part mask" + (" --quick" if quick else ""),
         "train_seconds": round(time.time() - start),
     }

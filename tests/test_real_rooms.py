@@ -1,0 +1,142 @@
+"""Real webcam frames as backdrops: the card inferred from its two index corners, which frames
+are used, the card painted out, a rendered card laid over the real one, and the locator's
+measurement on the held-out frames."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.locate_eval import evaluate_locator
+from vision.photo_split import split_of
+from vision.synth.photos import empty_room, held_in_room
+from vision.synth.real_rooms import (
+    CARD_RATIO,
+    FOLDER,
+    FRAME,
+    INDEX_INSET,
+    RoomFrame,
+    card_from_indices,
+    load_room,
+    painted_out,
+    room_frames,
+)
+
+PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / \
+    "playing-cards-photos-cc-by"
+
+
+def _card(centre: tuple[float, float], width: float, degrees: float) -> np.ndarray:
+    t = np.radians(degrees)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    hw, hh = width / 2, width * CARD_RATIO / 2
+    return np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) @ rot.T + centre
+
+
+def _indices(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The index centres of ``card`` (clockwise from its top-left corner)."""
+    right, down = card[1] - card[0], card[3] - card[0]
+    a = card[0] + INDEX_INSET[0] * right + INDEX_INSET[1] * down
+    b = card[2] - INDEX_INSET[0] * right - INDEX_INSET[1] * down
+    return a, b
+
+
+@pytest.mark.parametrize(("centre", "width", "degrees"), [
+    ((320, 240), 100, 0),
+    ((200, 150), 60, 30),
+    ((400, 300), 140, 90),
+    ((320, 240), 80, -70),
+    ((100, 400), 50, 180),
+])
+@pytest.mark.parametrize("swap", [False, True])
+def test_the_card_is_recovered_from_its_index_corners(
+        centre: tuple[float, float], width: float, degrees: float, swap: bool) -> None:
+    card = _card(centre, width, degrees)
+    a, b = _indices(card)
+    got = card_from_indices(*((b, a) if swap else (a, b)))
+    # the same rectangle, its corners in the same cyclic order up to a half turn
+    dist = min(np.abs(np.roll(got, k, axis=0) - card).max() for k in (0, 2))
+    assert dist < 1e-3
+
+
+def _write_frame(root: Path, name: str, boxes: list[tuple[int, float, float]] | None) -> Path:
+    image = root / "images" / FOLDER / name
+    image.parent.mkdir(parents=True, exist_ok=True)
+    frame = np.full((640, 640, 3), 90, np.uint8)
+    cv2.rectangle(frame, (280, 200), (360, 420), (235, 235, 235), -1)
+    cv2.imwrite(str(image), frame)
+    if boxes is not None:
+        label = root / "labels" / FOLDER / (Path(name).stem + ".txt")
+        label.parent.mkdir(parents=True, exist_ok=True)
+        label.write_text("".join(f"{c} {x} {y} 0.02 0.05\n" for c, x, y in boxes))
+    return image
+
+
+TWO = [(7, 0.45, 0.33), (7, 0.55, 0.64)]
+
+
+@pytest.mark.parametrize(("name", "boxes", "used"), [
+    ("1h-00000001-aaaa.jpg", TWO, True),
+    ("0h-00000000-aaaa.jpg", TWO, False),  # a held-out frame (split_of: test)
+    ("2h-00000002-aaaa.jpg", TWO[:1], False),  # one index: the card's extent is unknown
+    ("3h-00000003-aaaa.jpg", [TWO[0], (8, 0.55, 0.64)], False),  # two cards' indices
+    ("4h-00000004-aaaa.jpg", None, False),  # no label file
+])
+def test_only_training_frames_with_both_indices_of_one_card_are_used(
+        tmp_path: Path, name: str, boxes: list[tuple[int, float, float]] | None,
+        used: bool) -> None:
+    _write_frame(tmp_path, name, boxes)
+    assert (split_of(name) == "train") == (name != "0h-00000000-aaaa.jpg")
+    assert (room_frames(tmp_path) != ()) is used
+
+
+def test_an_unreadable_frame_is_named(tmp_path: Path) -> None:
+    image = _write_frame(tmp_path, "5h-00000005-aaaa.jpg", TWO)
+    image.write_bytes(b"not a jpeg")
+    with pytest.raises(OSError, match="cannot read the room frame"):
+        load_room(image)
+
+
+def test_painting_out_changes_the_card_and_nothing_far_from_it(tmp_path: Path) -> None:
+    room = load_room(_write_frame(tmp_path, "6h-00000006-aaaa.jpg", TWO))
+    assert room.image.shape == (FRAME[1], FRAME[0], 3)
+    out = painted_out(room)
+    centre = room.card.mean(0).astype(int)
+    assert out[centre[1], centre[0]].mean() < room.image[centre[1], centre[0]].mean() - 50
+    assert np.array_equal(out[:40], room.image[:40])
+
+
+def test_a_rendered_card_is_laid_over_the_real_one() -> None:
+    image = np.full((FRAME[1], FRAME[0], 3), 90, np.uint8)
+    card = _card((320, 240), 90, 12).astype(np.float32)
+    photo, quad = held_in_room("5R", np.random.default_rng(3), RoomFrame(image, card))
+    assert photo.shape == image.shape and photo.dtype == np.uint8
+    inside = [cv2.pointPolygonTest(quad.astype(np.float32), (float(x), float(y)), False) >= 0
+              for x, y in card]
+    assert all(inside)
+    empty = empty_room(RoomFrame(image, card), np.random.default_rng(3))
+    assert empty.shape == image.shape
+
+
+def test_the_mask_trainer_names_a_missing_photo_set(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from vision.train.mask import train_mask
+
+    with pytest.raises(FileNotFoundError, match="--photos"):
+        train_mask(tmp_path / "card_mask.onnx", tmp_path / "nowhere", quick=True)
+
+
+def test_the_locator_measurement_names_a_missing_photo_set(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="webcam frames"):
+        evaluate_locator(tmp_path)
+
+
+@pytest.mark.skipif(not PHOTOS.exists(), reason="the shared CC BY photo set is not here")
+def test_the_locator_is_measured_on_the_held_out_frames() -> None:
+    report = evaluate_locator(PHOTOS, "test")
+    assert len(report.top) == 22
+    assert ((report.top <= report.near) & (report.near <= report.best)).all()
+    assert "frames 22" in report.text()

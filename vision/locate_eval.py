@@ -1,0 +1,86 @@
+"""How often the single-card locator outlines a real card held up to a webcam.
+
+``python -m vision.locate_eval [PHOTOS] [--split test]``: on the CC BY set's webcam frames
+(:mod:`vision.synth.real_rooms`: a hand holding one standard card, its two index corners
+labelled), the card's quad is inferred from those two corners
+(:func:`vision.synth.real_rooms.card_from_indices`) and compared with the proposals of
+:func:`vision.single_card.candidates`: the best-scored one, the best of those within
+:data:`vision.single_card.FUSED_MARGIN` of it (the ones the UNO reader reads with corners), and
+the best of all. A proposal fits when its IoU with the inferred card is at least
+:data:`FITS`.
+
+WHY: the real UNO photos are for measurement only, and every render is a drawing; these frames
+are real rooms, players and hands, and their held-out split was never trained on (the card
+mask draws rendered cards into the training split's frames). A standard card is white where a
+UNO card is coloured, so this measures where the locator looks, not what it reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.single_card import FUSED_MARGIN, _quad_iou, candidates
+from vision.synth.real_rooms import load_room, room_frames
+
+FITS = 0.7
+
+
+@dataclass(frozen=True)
+class LocateReport:
+    """Per frame: the IoU of the best-scored proposal, the best within ``FUSED_MARGIN`` and
+    the best of all with the inferred card."""
+
+    top: np.ndarray
+    near: np.ndarray
+    best: np.ndarray
+
+    def text(self) -> str:
+        n = len(self.top)
+        return (f"frames {n}  fits (IoU >= {FITS}): best-scored {int((self.top >= FITS).sum())}, "
+                f"within the margin {int((self.near >= FITS).sum())}, any proposal "
+                f"{int((self.best >= FITS).sum())}  mean IoU of the best-scored "
+                f"{float(self.top.mean()) if n else 0.0:.3f}")
+
+
+def evaluate_locator(photos: Path, split: str = "test") -> LocateReport:
+    """:class:`LocateReport` over the webcam frames of ``photos`` in ``split``."""
+    frames = room_frames(photos, split)
+    if not frames:
+        raise FileNotFoundError(f"no labelled webcam frames of the CC BY set under {photos} "
+                                f"(split {split})")
+    rows = []
+    for path in frames:
+        room = load_room(path)
+        cands = [c for c in candidates(room.image) if c[2] > -0.5]
+        ious = [_quad_iou(q, room.card, room.image.shape) for _, q, _ in cands] or [0.0]
+        near = [v for v, c in zip(ious, cands, strict=False) if c[2] >= cands[0][2] - FUSED_MARGIN]
+        rows.append((ious[0], max(near, default=0.0), max(ious)))
+    top, near, best = (np.array(col) for col in zip(*rows, strict=True))
+    return LocateReport(top, near, best)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.train.corners import DEFAULT_PHOTOS
+
+    ap = argparse.ArgumentParser(prog="python -m vision.locate_eval", description=__doc__.split(
+        "\n\n")[0])
+    ap.add_argument("photos", type=Path, nargs="?", default=DEFAULT_PHOTOS,
+                    help="the CC BY photo set (default ../shared/datasets/"
+                         "playing-cards-photos-cc-by beside the repository)")
+    ap.add_argument("--split", choices=["train", "test"], default="test")
+    args = ap.parse_args(argv)
+    print(evaluate_locator(args.photos, args.split).text())
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        raise SystemExit(main())
+    except (ValueError, OSError) as exc:
+        print(f"python -m vision.locate_eval: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -1,0 +1,104 @@
+"""Real webcam frames of a player in a room, as backdrops for rendered cards held up.
+
+WHY: the card mask (:mod:`vision.card_mask`) learned cards held up to a webcam from drawn rooms
+(:func:`vision.synth.photos.webcam_card_photo`: flat walls, an ellipse for a head), and on real
+webcam frames it marks the player and the room as card. The CC BY photo set holds real frames
+of a hand holding one standard card up to a webcam, in an office with windows and a person in
+it. Its two labelled index boxes place that card: a rendered card laid over it is held by a
+real hand in a real room, and with the card painted out the frame is a real room with no card.
+
+Only the training split of :mod:`vision.photo_split` is used: its held-out split measures the
+single-card locator on real frames (``models/README.md``). The frames are 640 × 640, stretched
+from 4:3 webcam frames; they are squeezed back to 4:3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.photo_split import split_of
+
+FOLDER = "webcam_hand_held_UUID"
+FRAME = (640, 480)  # (W, H) of the frames once squeezed back to 4:3
+INDEX_INSET = (0.08, 0.13)
+"""Where a standard card's index centre lies, as shares of its width and height from its corner."""
+CARD_RATIO = 88 / 63  # a poker card's height over its width
+
+
+@dataclass(frozen=True)
+class RoomFrame:
+    """A real frame (BGR, :data:`FRAME`) and the quad of the card held in it, clockwise from
+    its top-left corner (as far as two index corners say: the card's sides are inferred)."""
+
+    image: np.ndarray
+    card: np.ndarray
+
+
+def card_from_indices(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The quad of the card whose two index centres (top-left and bottom-right, either order)
+    are ``a`` and ``b``: the rectangle of a card's shape whose inset diagonal runs between them.
+
+    WHY it is determined: a standard card prints its index at those two corners, inset by
+    :data:`INDEX_INSET`; the segment between them fixes the card's size and, since the inset
+    rectangle's diagonal leaves its sides at a known angle, its turn (up to 180°, which is the
+    same rectangle)."""
+    span_w, span_h = 1 - 2 * INDEX_INSET[0], (1 - 2 * INDEX_INSET[1]) * CARD_RATIO
+    v = np.asarray(b, np.float64) - np.asarray(a, np.float64)
+    width = float(np.hypot(*v)) / float(np.hypot(span_w, span_h))
+    turn = float(np.arctan2(v[1], v[0])) - float(np.arctan2(span_h, span_w))
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    hw, hh = width / 2, width * CARD_RATIO / 2
+    corners = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]]) @ rot.T
+    return (corners + (np.asarray(a) + np.asarray(b)) / 2).astype(np.float32)
+
+
+def _boxes(label: Path) -> np.ndarray:
+    rows = [line.split() for line in label.read_text().splitlines() if line.strip()]
+    return np.array([[float(v) for v in r[:5]] for r in rows if len(r) == 5]).reshape(-1, 5)
+
+
+def room_frames(root: Path, split: str = "train") -> tuple[Path, ...]:
+    """The webcam frames of ``root`` (the CC BY set) in ``split`` whose label file holds
+    exactly two index boxes of one card, sorted (so a seed draws the same frame anywhere)."""
+    out = []
+    for image in sorted((root / "images" / FOLDER).glob("*.jpg")):
+        label = root / "labels" / FOLDER / (image.stem + ".txt")
+        if split_of(image.name) != split or not label.exists():
+            continue
+        boxes = _boxes(label)
+        if len(boxes) == 2 and boxes[0, 0] == boxes[1, 0]:
+            out.append(image)
+    return tuple(out)
+
+
+@cache
+def load_room(path: Path) -> RoomFrame:
+    """The frame at ``path`` squeezed to :data:`FRAME`, with its card's quad."""
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise OSError(f"cannot read the room frame {path}")
+    w, h = FRAME
+    boxes = _boxes(path.parents[2] / "labels" / FOLDER / (path.stem + ".txt"))
+    centres = boxes[:, 1:3] * (w, h)
+    return RoomFrame(cv2.resize(image, FRAME, interpolation=cv2.INTER_AREA),
+                     card_from_indices(centres[0], centres[1]))
+
+
+def painted_out(room: RoomFrame, grow: float = 1.2) -> np.ndarray:
+    """The frame with its card (its quad grown by ``grow`` about its centre) filled in from
+    the surroundings (OpenCV's Telea inpainting at half size): a room with no card in it."""
+    w, h = FRAME
+    centre = room.card.mean(0)
+    quad = centre + (room.card - centre) * grow
+    small = cv2.resize(room.image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    hole = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillPoly(hole, [np.round(quad / 2).astype(np.int32)], 255)
+    filled = cv2.resize(cv2.inpaint(small, hole, 5, cv2.INPAINT_TELEA), FRAME)
+    big_hole = cv2.resize(hole, FRAME, interpolation=cv2.INTER_NEAREST)[..., None] > 0
+    return np.where(big_hole, filled, room.image)
+
