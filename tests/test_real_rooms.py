@@ -100,6 +100,12 @@ def test_an_unreadable_frame_is_named(tmp_path: Path) -> None:
         load_room(image)
 
 
+def test_a_frame_without_two_index_boxes_is_named(tmp_path: Path) -> None:
+    image = _write_frame(tmp_path, "7h-00000007-aaaa.jpg", TWO[:1])
+    with pytest.raises(ValueError, match="two labelled index boxes"):
+        load_room(image)
+
+
 def test_painting_out_changes_the_card_and_nothing_far_from_it(tmp_path: Path) -> None:
     room = load_room(_write_frame(tmp_path, "6h-00000006-aaaa.jpg", TWO))
     assert room.image.shape == (FRAME[1], FRAME[0], 3)

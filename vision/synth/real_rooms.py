@@ -83,7 +83,11 @@ def load_room(path: Path) -> RoomFrame:
     if image is None:
         raise OSError(f"cannot read the room frame {path}")
     w, h = FRAME
-    boxes = _boxes(path.parents[2] / "labels" / FOLDER / (path.stem + ".txt"))
+    label = path.parents[2] / "labels" / FOLDER / (path.stem + ".txt")
+    boxes = _boxes(label) if label.exists() else np.zeros((0, 5))
+    if len(boxes) != 2:
+        raise ValueError(f"the room frame {path} needs two labelled index boxes in {label}, "
+                         f"not {len(boxes)}")
     centres = boxes[:, 1:3] * (w, h)
     return RoomFrame(cv2.resize(image, FRAME, interpolation=cv2.INTER_AREA),
                      card_from_indices(centres[0], centres[1]))
