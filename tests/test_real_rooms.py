@@ -24,9 +24,9 @@ from vision.synth.real_rooms import (
     painted_out,
     room_frames,
 )
+from vision.train.corners import DEFAULT_PHOTOS
 
-PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / \
-    "playing-cards-photos-cc-by"
+PHOTOS = DEFAULT_PHOTOS
 
 
 def _card(centre: tuple[float, float], width: float, degrees: float) -> np.ndarray:
