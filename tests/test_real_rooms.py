@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from vision.locate_eval import evaluate_locator
+from vision.photo_cards import INDEX_CENTRE
 from vision.photo_split import split_of
 from vision.synth.photos import empty_room, held_in_room
 from vision.synth.real_rooms import (
     CARD_RATIO,
     FOLDER,
     FRAME,
-    INDEX_INSET,
     RoomFrame,
     card_from_indices,
     load_room,
@@ -39,8 +39,8 @@ def _card(centre: tuple[float, float], width: float, degrees: float) -> np.ndarr
 def _indices(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The index centres of ``card`` (clockwise from its top-left corner)."""
     right, down = card[1] - card[0], card[3] - card[0]
-    a = card[0] + INDEX_INSET[0] * right + INDEX_INSET[1] * down
-    b = card[2] - INDEX_INSET[0] * right - INDEX_INSET[1] * down
+    a = card[0] + INDEX_CENTRE[0] * right + INDEX_CENTRE[1] * down
+    b = card[2] - INDEX_CENTRE[0] * right - INDEX_CENTRE[1] * down
     return a, b
 
 
@@ -125,6 +125,33 @@ def test_a_rendered_card_is_laid_over_the_real_one() -> None:
     assert all(inside)
     empty = empty_room(RoomFrame(image, card), np.random.default_rng(3))
     assert empty.shape == image.shape
+
+
+@pytest.mark.parametrize(("white", "light"), [
+    ((235, 235, 235), (0.92, 0.92, 0.92)),
+    ((60, 75, 90), (0.24, 0.29, 0.35)),  # a dim room with a green-blue cast
+    ((20, 20, 20), (0.08, 0.08, 0.08)),
+])
+def test_the_light_is_the_held_cards_white(white: tuple[int, int, int],
+                                           light: tuple[float, float, float]) -> None:
+    image = np.full((FRAME[1], FRAME[0], 3), 200, np.uint8)  # a bright room around the card
+    card = _card((320, 240), 120, 20).astype(np.float32)
+    cv2.fillPoly(image, [np.round(card).astype(np.int32)], white)
+    cv2.circle(image, (320, 240), 15, (10, 10, 10), -1)  # the print on its face
+    assert np.allclose(RoomFrame(image, card).light, light, atol=0.01)
+
+
+def test_a_card_in_a_dim_room_is_laid_dim() -> None:
+    card = _card((320, 240), 120, 5).astype(np.float32)
+    whites = []
+    for level in (50, 230):
+        image = np.full((FRAME[1], FRAME[0], 3), 40, np.uint8)
+        cv2.fillPoly(image, [np.round(card).astype(np.int32)], (level,) * 3)
+        photo, quad = held_in_room("5R", np.random.default_rng(4), RoomFrame(image, card))
+        inside = np.zeros(photo.shape[:2], np.uint8)
+        cv2.fillPoly(inside, [np.round(quad).astype(np.int32)], 1)
+        whites.append(np.percentile(photo[inside > 0], 90))
+    assert whites[0] < 0.5 * whites[1]
 
 
 def test_the_mask_trainer_names_a_missing_photo_set(tmp_path: Path) -> None:

@@ -166,7 +166,8 @@ def held_in_room(code: str, rng: np.random.Generator, room: RoomFrame,
                  face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`webcam_card_photo` in a real frame (:mod:`vision.synth.real_rooms`): the rendered
     card laid over the card the real hand holds there, a little larger so that it covers it,
-    at its turn give or take a few degrees, then the same glare, thumbs and webcam.
+    at its turn give or take a few degrees and lit as the real card is
+    (:attr:`vision.synth.real_rooms.RoomFrame.light`), then the same glare, thumbs and webcam.
 
     WHY: the drawn rooms and players are what the card mask learned to tell a card from; on
     real frames it took the player and the room for card."""
@@ -180,8 +181,8 @@ def held_in_room(code: str, rng: np.random.Generator, room: RoomFrame,
     scale = length * rng.uniform(1.05, 1.3) / fh
     ang = float(np.arctan2(*(right - top)[::-1])) + np.radians(rng.uniform(-5, 5))
     centre = tuple(float(v) for v in room.card.mean(0))
-    photo, quad = _lay_face(room.image.astype(np.float32), face.astype(np.float32) *
-                            rng.uniform(0.75, 1.15), centre, scale, ang, 0.04, rng,
+    lit = face.astype(np.float32) * room.light.astype(np.float32) * rng.uniform(0.85, 1.15)
+    photo, quad = _lay_face(room.image.astype(np.float32), lit, centre, scale, ang, 0.04, rng,
                             cv2.INTER_AREA)
     down = np.array([-np.sin(ang), np.cos(ang)])
     hw, hh = fw * scale / 2, fh * scale / 2

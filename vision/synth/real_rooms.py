@@ -21,17 +21,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.photo_cards import INDEX_CENTRE
 from vision.photo_split import split_of
 from vision.synth.scenes import CARD_MM
 
 FOLDER = "webcam_hand_held_UUID"
 FRAME = (640, 480)  # (W, H) of the frames once squeezed back to 4:3
-INDEX_INSET = (0.08, 0.13)
-"""Where a standard card's index centre lies, as shares of its width and height from its corner.
-Set by eye on these frames; :data:`vision.photo_cards.INDEX_CENTRE` (0.10, 0.12), measured on the
-labelled training photos, is the same thing within 2° of turn and 0.3% of size. This one stays
-because the shipped card mask was drawn with it (its command must rebuild it to the bit)."""
 CARD_RATIO = CARD_MM["standard"][1] / CARD_MM["standard"][0]  # a poker card's height / width
+
+
+LIGHT_PERCENTILE = 90.0
+"""The level of the held card's pixels taken for its white (most of a card is its white face;
+the print, the fingers on it and the room at its inferred sides lie below)."""
 
 
 @dataclass(frozen=True)
@@ -42,16 +43,30 @@ class RoomFrame:
     image: np.ndarray
     card: np.ndarray
 
+    @property
+    def light(self) -> np.ndarray:
+        """The held card's white in this frame, per BGR channel as a share of 255.
+
+        WHY: a card is a white reference lit by the room's own light; a rendered card laid
+        over it must be lit alike, or a dim room's card is the one bright thing in the frame
+        (the mask trained so found none of the 22 dimmest held cards of the training split)."""
+        inside = np.zeros(self.image.shape[:2], np.uint8)
+        cv2.fillPoly(inside, [np.round(self.card).astype(np.int32)], 1)
+        pixels = self.image[inside > 0]
+        if not len(pixels):
+            return np.ones(3)
+        return np.percentile(pixels, LIGHT_PERCENTILE, axis=0) / 255.0
+
 
 def card_from_indices(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The quad of the card whose two index centres (top-left and bottom-right, either order)
     are ``a`` and ``b``: the rectangle of a card's shape whose inset diagonal runs between them.
 
     WHY it is determined: a standard card prints its index at those two corners, inset by
-    :data:`INDEX_INSET`; the segment between them fixes the card's size and, since the inset
-    rectangle's diagonal leaves its sides at a known angle, its turn (up to 180°, which is the
-    same rectangle)."""
-    span_w, span_h = 1 - 2 * INDEX_INSET[0], (1 - 2 * INDEX_INSET[1]) * CARD_RATIO
+    :data:`vision.photo_cards.INDEX_CENTRE` (measured on the labelled training photos); the
+    segment between them fixes the card's size and, since the inset rectangle's diagonal leaves
+    its sides at a known angle, its turn (up to 180°, which is the same rectangle)."""
+    span_w, span_h = 1 - 2 * INDEX_CENTRE[0], (1 - 2 * INDEX_CENTRE[1]) * CARD_RATIO
     v = np.asarray(b, np.float64) - np.asarray(a, np.float64)
     width = float(np.hypot(*v)) / float(np.hypot(span_w, span_h))
     turn = float(np.arctan2(v[1], v[0])) - float(np.arctan2(span_h, span_w))
