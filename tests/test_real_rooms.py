@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.locate_eval import evaluate_locator
+from vision.locate_eval import DIM, LocateReport, evaluate_locator
 from vision.photo_cards import INDEX_CENTRE
 from vision.photo_split import split_of
 from vision.synth.photos import empty_room, held_in_room
@@ -173,3 +173,20 @@ def test_the_locator_is_measured_on_the_held_out_frames() -> None:
     assert len(report.top) == 22
     assert ((report.top <= report.near) & (report.near <= report.best)).all()
     assert "frames 22" in report.text()
+    assert ((report.light > 0) & (report.light <= 1)).all()
+    dim = int((report.light < DIM).sum())
+    assert f"dim frames (card white below {DIM:.2f} of full scale): {dim}," in report.text()
+
+
+@pytest.mark.parametrize(("light", "dim_fits", "other_fits"), [
+    ((0.2, 0.3, 0.8, 0.9), 1, 1),
+    ((0.9, 0.9, 0.9, 0.9), 0, 2),
+    ((0.1, 0.1, 0.1, 0.1), 2, 0),
+])
+def test_the_report_splits_dim_frames_from_the_others(
+        light: tuple[float, ...], dim_fits: int, other_fits: int) -> None:
+    top = np.array([0.9, 0.2, 0.8, 0.1])
+    report = LocateReport(top, top, top, np.array(light))
+    dim = sum(v < DIM for v in light)
+    assert (f"dim frames (card white below {DIM:.2f} of full scale): {dim}, best-scored fits "
+            f"{dim_fits}; the others {4 - dim}, best-scored fits {other_fits}") in report.text()

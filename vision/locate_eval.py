@@ -28,23 +28,33 @@ from vision.single_card import FUSED_MARGIN, _quad_iou, candidates
 from vision.synth.real_rooms import load_room, room_frames
 
 FITS = 0.7
+DIM = 0.45
+"""A frame is dim when its held card's white (:attr:`vision.synth.real_rooms.RoomFrame.light`,
+the mean of its channels) lies below this share of full scale. WHY a line of its own: the
+thirty-sixth session's mask found no card in 22 of the training frames, all of them dim (their
+cards' white at 31-107 of 255; 208 at the median where it worked)."""
 
 
 @dataclass(frozen=True)
 class LocateReport:
     """Per frame: the IoU of the best-scored proposal, the best within ``FUSED_MARGIN`` and
-    the best of all with the inferred card."""
+    the best of all with the inferred card, and the held card's white (0 to 1)."""
 
     top: np.ndarray
     near: np.ndarray
     best: np.ndarray
+    light: np.ndarray
 
     def text(self) -> str:
         n = len(self.top)
+        dim = self.light < DIM
         return (f"frames {n}  fits (IoU >= {FITS}): best-scored {int((self.top >= FITS).sum())}, "
                 f"within the margin {int((self.near >= FITS).sum())}, any proposal "
                 f"{int((self.best >= FITS).sum())}  mean IoU of the best-scored "
-                f"{float(self.top.mean()) if n else 0.0:.3f}")
+                f"{float(self.top.mean()) if n else 0.0:.3f}\n"
+                f"dim frames (card white below {DIM:.2f} of full scale): {int(dim.sum())}, "
+                f"best-scored fits {int((self.top[dim] >= FITS).sum())}; the others "
+                f"{int((~dim).sum())}, best-scored fits {int((self.top[~dim] >= FITS).sum())}")
 
 
 def evaluate_locator(photos: Path, split: str = "test") -> LocateReport:
@@ -59,9 +69,9 @@ def evaluate_locator(photos: Path, split: str = "test") -> LocateReport:
         cands = [c for c in candidates(room.image) if c[2] > -0.5]
         ious = [_quad_iou(q, room.card, room.image.shape) for _, q, _ in cands] or [0.0]
         near = [v for v, c in zip(ious, cands, strict=False) if c[2] >= cands[0][2] - FUSED_MARGIN]
-        rows.append((ious[0], max(near, default=0.0), max(ious)))
-    top, near, best = (np.array(col) for col in zip(*rows, strict=True))
-    return LocateReport(top, near, best)
+        rows.append((ious[0], max(near, default=0.0), max(ious), float(room.light.mean())))
+    top, near, best, light = (np.array(col) for col in zip(*rows, strict=True))
+    return LocateReport(top, near, best, light)
 
 
 def main(argv: list[str] | None = None) -> int:
