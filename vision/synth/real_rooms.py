@@ -28,8 +28,6 @@ from vision.synth.scenes import CARD_MM
 FOLDER = "webcam_hand_held_UUID"
 FRAME = (640, 480)  # (W, H) of the frames once squeezed back to 4:3
 CARD_RATIO = CARD_MM["standard"][1] / CARD_MM["standard"][0]  # a poker card's height / width
-
-
 LIGHT_PERCENTILE = 90.0
 """The level of the held card's pixels taken for its white (most of a card is its white face;
 the print, the fingers on it and the room at its inferred sides lie below)."""
@@ -49,7 +47,7 @@ class RoomFrame:
 
         WHY: a card is a white reference lit by the room's own light; a rendered card laid
         over it must be lit alike, or a dim room's card is the one bright thing in the frame
-        (the mask trained so found none of the 22 dimmest held cards of the training split)."""
+        (the mask trained so marked nothing on the held card in 22 training frames, all dim)."""
         inside = np.zeros(self.image.shape[:2], np.uint8)
         cv2.fillPoly(inside, [np.round(self.card).astype(np.int32)], 1)
         pixels = self.image[inside > 0]
