@@ -18,6 +18,7 @@ from vision.synth.real_rooms import (
     CARD_RATIO,
     FOLDER,
     FRAME,
+    SOURCES,
     RoomFrame,
     card_from_indices,
     load_room,
@@ -62,14 +63,15 @@ def test_the_card_is_recovered_from_its_index_corners(
     assert dist < 1e-3
 
 
-def _write_frame(root: Path, name: str, boxes: list[tuple[int, float, float]] | None) -> Path:
-    image = root / "images" / FOLDER / name
+def _write_frame(root: Path, name: str, boxes: list[tuple[int, float, float]] | None,
+                 folder: str = FOLDER) -> Path:
+    image = root / "images" / folder / name
     image.parent.mkdir(parents=True, exist_ok=True)
     frame = np.full((640, 640, 3), 90, np.uint8)
     cv2.rectangle(frame, (280, 200), (360, 420), (235, 235, 235), -1)
     cv2.imwrite(str(image), frame)
     if boxes is not None:
-        label = root / "labels" / FOLDER / (Path(name).stem + ".txt")
+        label = root / "labels" / folder / (Path(name).stem + ".txt")
         label.parent.mkdir(parents=True, exist_ok=True)
         label.write_text("".join(f"{c} {x} {y} 0.02 0.05\n" for c, x, y in boxes))
     return image
@@ -91,6 +93,37 @@ def test_only_training_frames_with_both_indices_of_one_card_are_used(
     _write_frame(tmp_path, name, boxes)
     assert (split_of(name) == "train") == (name != "0h-00000000-aaaa.jpg")
     assert (room_frames(tmp_path) != ()) is used
+
+
+PHONE = SOURCES["phone"].folder
+
+
+@pytest.mark.parametrize(("boxes", "used"), [
+    (TWO, True),
+    ([(1, 0.45, 0.33), (1, 0.55, 0.64)], False),  # a joker: its boxes are its word
+    (TWO[:1], False),
+])
+def test_phone_photos_of_one_card_by_its_indices_are_used(
+        tmp_path: Path, boxes: list[tuple[int, float, float]], used: bool) -> None:
+    (tmp_path / "data.yaml").write_text("names: ['AC', 'JK', '2C', '3C', '4C', '5C', '6C', "
+                                        "'7C']\n")
+    _write_frame(tmp_path, "IMG_1001_JPG.rf.aa.jpg", boxes, PHONE)
+    assert split_of("IMG_1001_JPG.rf.aa.jpg") == "train"
+    assert (room_frames(tmp_path, source="phone") != ()) is used
+    assert room_frames(tmp_path) == ()  # not a webcam frame
+
+
+def test_a_phone_photo_is_squeezed_back_to_portrait(tmp_path: Path) -> None:
+    room = load_room(_write_frame(tmp_path, "IMG_1002_JPG.rf.aa.jpg", TWO, PHONE))
+    assert room.image.shape == (640, 480, 3)
+    assert room.card[:, 0].max() <= 480
+    assert painted_out(room).shape == room.image.shape
+
+
+def test_a_frame_of_another_folder_is_named(tmp_path: Path) -> None:
+    image = _write_frame(tmp_path, "8h-00000008-aaaa.jpg", TWO, "elsewhere")
+    with pytest.raises(ValueError, match="none of the folders"):
+        load_room(image)
 
 
 def test_an_unreadable_frame_is_named(tmp_path: Path) -> None:
@@ -176,6 +209,13 @@ def test_the_locator_is_measured_on_the_held_out_frames() -> None:
     assert ((report.light > 0) & (report.light <= 1)).all()
     dim = int((report.light < DIM).sum())
     assert f"dim frames (card white below {DIM:.2f} of full scale): {dim}," in report.text()
+
+
+@pytest.mark.skipif(not PHOTOS.exists(), reason="the shared CC BY photo set is not here")
+def test_the_locator_is_measured_on_the_held_out_phone_photos() -> None:
+    report = evaluate_locator(PHOTOS, "test", "phone")
+    assert len(report.top) == 129
+    assert ((report.top <= report.near) & (report.near <= report.best)).all()
 
 
 @pytest.mark.parametrize(("light", "dim_fits", "other_fits"), [

@@ -1,9 +1,10 @@
-"""How often the single-card locator outlines a real card held up to a webcam.
+"""How often the single-card locator outlines a real card held up to a webcam or lying down.
 
-``python -m vision.locate_eval [PHOTOS] [--split test]``: on the CC BY set's webcam frames
-(:mod:`vision.synth.real_rooms`: a hand holding one standard card, its two index corners
-labelled), the card's quad is inferred from those two corners
-(:func:`vision.synth.real_rooms.card_from_indices`) and compared with the proposals of
+``python -m vision.locate_eval [PHOTOS] [--split test] [--source webcam|phone]``: on the CC BY
+set's webcam frames (:mod:`vision.synth.real_rooms`: a hand holding one standard card, its two
+index corners labelled) or its phone photos of one card on a table, floor or sofa, the card's
+quad is inferred from those two corners (:func:`vision.synth.real_rooms.card_from_indices`)
+and compared with the proposals of
 :func:`vision.single_card.candidates`: the best-scored one, the best of those within
 :data:`vision.single_card.FUSED_MARGIN` of it (the ones the UNO reader reads with corners), and
 the best of all. A proposal fits when its IoU with the inferred card is at least
@@ -12,7 +13,9 @@ the best of all. A proposal fits when its IoU with the inferred card is at least
 WHY: the real UNO photos are for measurement only, and every render is a drawing; these frames
 are real rooms, players and hands, and their held-out split was never trained on (the card
 mask draws rendered cards into the training split's frames). A standard card is white where a
-UNO card is coloured, so this measures where the locator looks, not what it reads.
+UNO card is coloured, so this measures where the locator looks, not what it reads. The
+phone photos are seen at a slant, which the inferred rectangle ignores, so there a fit is a
+rougher measure.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.single_card import FUSED_MARGIN, _quad_iou, candidates
-from vision.synth.real_rooms import load_room, room_frames
+from vision.synth.real_rooms import SOURCES, load_room, room_frames
 
 FITS = 0.7
 DIM = 0.45
@@ -57,11 +60,13 @@ class LocateReport:
                 f"{int((~dim).sum())}, best-scored fits {int((self.top[~dim] >= FITS).sum())}")
 
 
-def evaluate_locator(photos: Path, split: str = "test") -> LocateReport:
-    """:class:`LocateReport` over the webcam frames of ``photos`` in ``split``."""
-    frames = room_frames(photos, split)
+def evaluate_locator(photos: Path, split: str = "test", source: str = "webcam"
+                     ) -> LocateReport:
+    """:class:`LocateReport` over the frames of ``source`` (webcam frames or phone photos,
+    :data:`vision.synth.real_rooms.SOURCES`) of ``photos`` in ``split``."""
+    frames = room_frames(photos, split, source)
     if not frames:
-        raise FileNotFoundError(f"no labelled webcam frames of the CC BY set under {photos} "
+        raise FileNotFoundError(f"no labelled {source} frames of the CC BY set under {photos} "
                                 f"(split {split})")
     rows = []
     for path in frames:
@@ -83,8 +88,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="the CC BY photo set (default ../shared/datasets/"
                          "playing-cards-photos-cc-by beside the repository)")
     ap.add_argument("--split", choices=["train", "test"], default="test")
+    ap.add_argument("--source", choices=sorted(SOURCES), default="webcam",
+                    help="webcam frames of a card held up (default), or phone photos of one "
+                         "card lying on a surface")
     args = ap.parse_args(argv)
-    print(evaluate_locator(args.photos, args.split).text())
+    print(evaluate_locator(args.photos, args.split, args.source).text())
     return 0
 
 

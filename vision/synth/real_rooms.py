@@ -1,4 +1,4 @@
-"""Real webcam frames of a player in a room, as backdrops for rendered cards held up.
+"""Real frames of one card, as backdrops for rendered cards and as a measure of the locator.
 
 WHY: the card mask (:mod:`vision.card_mask`) learned cards held up to a webcam from drawn rooms
 (:func:`vision.synth.photos.webcam_card_photo`: flat walls, an ellipse for a head), and on real
@@ -9,7 +9,9 @@ real hand in a real room, and with the card painted out the frame is a real room
 
 Only the training split of :mod:`vision.photo_split` is used: its held-out split measures the
 single-card locator on real frames (``models/README.md``). The frames are 640 × 640, stretched
-from 4:3 webcam frames; they are squeezed back to 4:3.
+from 4:3 webcam frames; they are squeezed back to 4:3. The set's phone photos of one card lying
+on a table, floor or sofa (:data:`SOURCES` ``phone``, 3:4 portrait photos stretched to a square)
+are read the same way, for the locator's measurement on real surfaces.
 """
 
 from __future__ import annotations
@@ -25,8 +27,26 @@ from vision.photo_cards import INDEX_CENTRE
 from vision.photo_split import split_of
 from vision.synth.scenes import CARD_MM
 
-FOLDER = "webcam_hand_held_UUID"
-FRAME = (640, 480)  # (W, H) of the frames once squeezed back to 4:3
+
+@dataclass(frozen=True)
+class Source:
+    """One kind of real frame of the CC BY set: its folder, the (W, H) its 640 × 640 images
+    are squeezed back to, and whether a joker's two labelled boxes count as its corners."""
+
+    folder: str
+    frame: tuple[int, int]
+    jokers: bool
+
+
+SOURCES = {
+    "webcam": Source("webcam_hand_held_UUID", (640, 480), jokers=True),
+    "phone": Source("phone_IMG", (480, 640), jokers=False),
+}
+"""WHY ``jokers``: a joker's boxes are its printed word, not indices at :data:`INDEX_CENTRE`, so
+the card inferred from them is wrong. The webcam frames keep their one joker frame (of the
+training split) until the card mask, drawn with it, is next retrained; its command must rebuild
+it to the bit."""
+FOLDER, FRAME = SOURCES["webcam"].folder, SOURCES["webcam"].frame
 CARD_RATIO = CARD_MM["standard"][1] / CARD_MM["standard"][0]  # a poker card's height / width
 LIGHT_PERCENTILE = 90.0
 """The level of the held card's pixels taken for its white (most of a card is its white face;
@@ -82,45 +102,64 @@ def _boxes(root: Path, image: Path) -> np.ndarray:
     return np.array(yolo_boxes(root, image), np.float64).reshape(-1, 5)
 
 
-def room_frames(root: Path, split: str = "train") -> tuple[Path, ...]:
-    """The webcam frames of ``root`` (the CC BY set) in ``split`` whose label file holds
-    exactly two index boxes of one card, sorted (so a seed draws the same frame anywhere)."""
+def room_frames(root: Path, split: str = "train", source: str = "webcam") -> tuple[Path, ...]:
+    """The frames of ``source`` (:data:`SOURCES`) in ``root`` (the CC BY set) in ``split`` whose
+    label file holds exactly two index boxes of one card, sorted (so a seed draws the same
+    frame anywhere)."""
+    kind = SOURCES[source]
+    joker = _joker_class(root)
     out = []
-    for image in sorted((root / "images" / FOLDER).glob("*.jpg")):
+    for image in sorted((root / "images" / kind.folder).glob("*.jpg")):
         if split_of(image.name) != split:
             continue
         boxes = _boxes(root, image)
-        if len(boxes) == 2 and boxes[0, 0] == boxes[1, 0]:
+        if len(boxes) == 2 and boxes[0, 0] == boxes[1, 0] and (
+                kind.jokers or boxes[0, 0] != joker):
             out.append(image)
     return tuple(out)
 
 
+def _joker_class(root: Path) -> int | None:
+    """The label class of the joker in the set at ``root`` (None without a ``data.yaml``)."""
+    from vision.evaluate import read_names
+
+    if not (root / "data.yaml").exists():
+        return None
+    names = read_names(root / "data.yaml")
+    return names.index("JK") if "JK" in names else None
+
+
 @cache
 def load_room(path: Path) -> RoomFrame:
-    """The frame at ``path`` squeezed to :data:`FRAME`, with its card's quad."""
+    """The frame at ``path`` squeezed to its source's frame (:data:`SOURCES`, by its folder),
+    with its card's quad."""
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise OSError(f"cannot read the room frame {path}")
-    w, h = FRAME
+    frame = next((k.frame for k in SOURCES.values() if k.folder == path.parent.name), None)
+    if frame is None:
+        raise ValueError(f"the room frame {path} is in none of the folders "
+                         f"{', '.join(k.folder for k in SOURCES.values())}")
+    w, h = frame
     boxes = _boxes(path.parents[2], path)
     if len(boxes) != 2:
         raise ValueError(f"the room frame {path} needs two labelled index boxes, not "
                          f"{len(boxes)}")
     centres = boxes[:, 1:3] * (w, h)
-    return RoomFrame(cv2.resize(image, FRAME, interpolation=cv2.INTER_AREA),
+    return RoomFrame(cv2.resize(image, frame, interpolation=cv2.INTER_AREA),
                      card_from_indices(centres[0], centres[1]))
 
 
 def painted_out(room: RoomFrame, grow: float = 1.2) -> np.ndarray:
     """The frame with its card (its quad grown by ``grow`` about its centre) filled in from
     the surroundings (OpenCV's Telea inpainting at half size): a room with no card in it."""
-    w, h = FRAME
+    h, w = room.image.shape[:2]
     centre = room.card.mean(0)
     quad = centre + (room.card - centre) * grow
     small = cv2.resize(room.image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     hole = np.zeros(small.shape[:2], np.uint8)
     cv2.fillPoly(hole, [np.round(quad / 2).astype(np.int32)], 255)
-    filled = cv2.resize(cv2.inpaint(small, hole, 5, cv2.INPAINT_TELEA), FRAME)
-    big_hole = cv2.resize(hole, FRAME, interpolation=cv2.INTER_NEAREST)[..., None] > 0
+    filled = cv2.resize(cv2.inpaint(small, hole, 5, cv2.INPAINT_TELEA), (w, h))
+    big_hole = cv2.resize(hole, (w, h), interpolation=cv2.INTER_NEAREST)[..., None] > 0
     return np.where(big_hole, filled, room.image)
 
