@@ -13,7 +13,7 @@ import pytest
 from vision.locate_eval import DIM, LocateReport, evaluate_locator
 from vision.photo_cards import INDEX_CENTRE
 from vision.photo_split import split_of
-from vision.synth.photos import empty_room, empty_surface, held_in_room, lying_in_room
+from vision.synth.photos import empty_room, held_in_room
 from vision.synth.real_rooms import (
     CARD_RATIO,
     FOLDER,
@@ -185,26 +185,6 @@ def test_a_card_in_a_dim_room_is_laid_dim() -> None:
         cv2.fillPoly(inside, [np.round(quad).astype(np.int32)], 1)
         whites.append(np.percentile(photo[inside > 0], 90))
     assert whites[0] < 0.5 * whites[1]
-
-
-@pytest.mark.parametrize("level", [60, 220])
-def test_a_rendered_card_is_laid_over_a_real_lying_one_and_lit_like_it(level: int) -> None:
-    image = np.full((640, 480, 3), 70, np.uint8)  # a phone photo, portrait
-    card = _card((240, 330), 200, -25).astype(np.float32)
-    cv2.fillPoly(image, [np.round(card).astype(np.int32)], (level,) * 3)
-    room = RoomFrame(image, card)
-    photo, quad = lying_in_room("7G", np.random.default_rng(5), room)
-    assert photo.shape == image.shape and photo.dtype == np.uint8
-    assert all(cv2.pointPolygonTest(quad.astype(np.float32), (float(x), float(y)), False) >= 0
-               for x, y in card)
-    inside = np.zeros(photo.shape[:2], np.uint8)
-    cv2.fillPoly(inside, [np.round(quad).astype(np.int32)], 1)
-    white = np.percentile(photo[inside > 0], 90)
-    assert 0.7 * level < white < 1.3 * level + 10
-    empty = empty_surface(room, np.random.default_rng(5))
-    assert empty.shape == image.shape
-    centre = card.mean(0).astype(int)
-    assert abs(int(empty[centre[1], centre[0]].mean()) - 70) < 30  # the card painted out
 
 
 def test_the_mask_trainer_names_a_missing_photo_set(tmp_path: Path) -> None:
