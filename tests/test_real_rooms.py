@@ -16,8 +16,6 @@ from vision.photo_split import split_of
 from vision.synth.photos import empty_room, held_in_room
 from vision.synth.real_rooms import (
     CARD_RATIO,
-    FOLDER,
-    FRAME,
     SOURCES,
     RoomFrame,
     card_from_indices,
@@ -28,6 +26,8 @@ from vision.synth.real_rooms import (
 from vision.train.corners import DEFAULT_PHOTOS
 
 PHOTOS = DEFAULT_PHOTOS
+FOLDER, FRAME = SOURCES["webcam"].folder, SOURCES["webcam"].frame
+PHONE = SOURCES["phone"].folder
 
 
 def _card(centre: tuple[float, float], width: float, degrees: float) -> np.ndarray:
@@ -95,7 +95,6 @@ def test_only_training_frames_with_both_indices_of_one_card_are_used(
     assert (room_frames(tmp_path) != ()) is used
 
 
-PHONE = SOURCES["phone"].folder
 
 
 @pytest.mark.parametrize(("boxes", "used"), [

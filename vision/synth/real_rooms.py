@@ -46,7 +46,6 @@ SOURCES = {
 the card inferred from them is wrong. The webcam frames keep their one joker frame (of the
 training split) until the card mask, drawn with it, is next retrained; its command must rebuild
 it to the bit."""
-FOLDER, FRAME = SOURCES["webcam"].folder, SOURCES["webcam"].frame
 CARD_RATIO = CARD_MM["standard"][1] / CARD_MM["standard"][0]  # a poker card's height / width
 LIGHT_PERCENTILE = 90.0
 """The level of the held card's pixels taken for its white (most of a card is its white face;
@@ -55,8 +54,9 @@ the print, the fingers on it and the room at its inferred sides lie below)."""
 
 @dataclass(frozen=True)
 class RoomFrame:
-    """A real frame (BGR, :data:`FRAME`) and the quad of the card held in it, clockwise from
-    its top-left corner (as far as two index corners say: the card's sides are inferred)."""
+    """A real frame (BGR, squeezed back to its source's shape, :data:`SOURCES`) and the quad of
+    the card in it, clockwise from its top-left corner (as far as two index corners say: the
+    card's sides are inferred)."""
 
     image: np.ndarray
     card: np.ndarray
