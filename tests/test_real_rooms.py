@@ -95,8 +95,6 @@ def test_only_training_frames_with_both_indices_of_one_card_are_used(
     assert (room_frames(tmp_path) != ()) is used
 
 
-
-
 @pytest.mark.parametrize(("boxes", "used"), [
     (TWO, True),
     ([(1, 0.45, 0.33), (1, 0.55, 0.64)], False),  # a joker: its boxes are its word

@@ -397,8 +397,9 @@ MASK_WEIGHT = 3.0
 mask_agreement`, 0 to 1). WHY: trained on real webcam frames too, the mask tells a card from
 the player and the room (models/README.md, thirty-sixth session), which the segmentations'
 geometry and evidence do not. WHY 3: of 0.5, 1, 1.5, 2 and 3, the most proposals fitting the
-card best-scored on the CC BY training split's webcam frames (21, 42, 66, 74, 78 of 121,
-`python -m vision.locate_eval --split train`) with no loss on the tuning renders."""
+card best-scored on the CC BY training split's webcam frames (21, 42, 66, 74, 78 of 121 with the
+thirty-sixth session's mask, `python -m vision.locate_eval --split train`) with no loss on the
+tuning renders; not chosen again for the thirty-seventh session's mask."""
 FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read with corners
 FUSED_TEMPERATURE = 1.86
 """Temperature of the fused reading (whole card at jittered quads × two corners × the field's

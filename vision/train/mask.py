@@ -9,8 +9,8 @@ tuning seeds 7 and 123 nor the measurement seed 99). Half of the webcam kind's r
 the photos with no card are drawn in real webcam frames of the CC BY set's training split
 (:mod:`vision.synth.real_rooms`; ``ROOM_SHARE``): a mask that had seen only drawn rooms took the
 player and the room of a real frame for card (models/README.md, thirty-sixth session). The
-rendered card there is lit as the real card it covers: one lit brighter found no dim real card
-(thirty-seventh session). The
+rendered card there is lit as the real card it covers: lit at its own brightness, it taught a
+mask that missed the dim real cards (thirty-seventh session). The
 target is the part of the card's quad inside the frame, under thumbs and glare alike: the card
 is where its outline runs.
 
