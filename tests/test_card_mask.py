@@ -168,3 +168,5 @@ def test_cardtable_train_part_mask_quick_writes_a_loadable_mask(tmp_path: Path) 
     assert model.predict(np.zeros((48, 64, 3), np.uint8)).shape == (120, 160)
     meta = json.loads((tmp_path / "quick" / "card_mask.json").read_text())
     assert meta["command"] == "cardtable train --part mask --quick"
+    # drawn partly in real webcam frames and on real surfaces of the CC BY training split
+    assert meta["room_frames"] > 0 and meta["surface_frames"] > 0

@@ -13,7 +13,7 @@ import pytest
 from vision.locate_eval import DIM, LocateReport, evaluate_locator
 from vision.photo_cards import INDEX_CENTRE
 from vision.photo_split import split_of
-from vision.synth.photos import empty_room, held_in_room
+from vision.synth.photos import empty_room, empty_surface, held_in_room, lying_in_room
 from vision.synth.real_rooms import (
     CARD_RATIO,
     SOURCES,
@@ -100,14 +100,20 @@ def test_only_training_frames_with_both_indices_of_one_card_are_used(
     ([(1, 0.45, 0.33), (1, 0.55, 0.64)], False),  # a joker: its boxes are its word
     (TWO[:1], False),
 ])
-def test_phone_photos_of_one_card_by_its_indices_are_used(
-        tmp_path: Path, boxes: list[tuple[int, float, float]], used: bool) -> None:
+@pytest.mark.parametrize(("source", "name"), [
+    ("phone", "IMG_1001_JPG.rf.aa.jpg"),
+    ("webcam", "1h-00000001-aaaa.jpg"),
+])
+def test_frames_of_one_card_by_its_indices_are_used(
+        tmp_path: Path, boxes: list[tuple[int, float, float]], used: bool, source: str,
+        name: str) -> None:
     (tmp_path / "data.yaml").write_text("names: ['AC', 'JK', '2C', '3C', '4C', '5C', '6C', "
                                         "'7C']\n")
-    _write_frame(tmp_path, "IMG_1001_JPG.rf.aa.jpg", boxes, PHONE)
-    assert split_of("IMG_1001_JPG.rf.aa.jpg") == "train"
-    assert (room_frames(tmp_path, source="phone") != ()) is used
-    assert room_frames(tmp_path) == ()  # not a webcam frame
+    _write_frame(tmp_path, name, boxes, SOURCES[source].folder)
+    assert split_of(name) == "train"
+    assert (room_frames(tmp_path, source=source) != ()) is used
+    other = "webcam" if source == "phone" else "phone"
+    assert room_frames(tmp_path, source=other) == ()  # not a frame of the other source
 
 
 def test_a_phone_photo_is_squeezed_back_to_portrait(tmp_path: Path) -> None:
@@ -145,15 +151,19 @@ def test_painting_out_changes_the_card_and_nothing_far_from_it(tmp_path: Path) -
     assert np.array_equal(out[:40], room.image[:40])
 
 
-def test_a_rendered_card_is_laid_over_the_real_one() -> None:
+@pytest.mark.parametrize("code", ["5R", "+4", "7H"])  # UNO faces are narrower than poker cards
+@pytest.mark.parametrize("seed", range(8))
+def test_a_rendered_card_is_laid_over_the_real_one(code: str, seed: int) -> None:
     image = np.full((FRAME[1], FRAME[0], 3), 90, np.uint8)
     card = _card((320, 240), 90, 12).astype(np.float32)
-    photo, quad = held_in_room("5R", np.random.default_rng(3), RoomFrame(image, card))
+    photo, quad = held_in_room(code, np.random.default_rng(seed), RoomFrame(image, card))
     assert photo.shape == image.shape and photo.dtype == np.uint8
-    inside = [cv2.pointPolygonTest(quad.astype(np.float32), (float(x), float(y)), False) >= 0
-              for x, y in card]
-    assert all(inside)
-    empty = empty_room(RoomFrame(image, card), np.random.default_rng(3))
+    # it covers the real card both ways: the middle of each of its sides (its corners may
+    # peek out by the few degrees it is turned)
+    sides = (card + np.roll(card, -1, axis=0)) / 2
+    assert all(cv2.pointPolygonTest(quad.astype(np.float32), (float(x), float(y)), False) >= 0
+               for x, y in sides)
+    empty = empty_room(RoomFrame(image, card), np.random.default_rng(seed))
     assert empty.shape == image.shape
 
 
@@ -182,6 +192,26 @@ def test_a_card_in_a_dim_room_is_laid_dim() -> None:
         cv2.fillPoly(inside, [np.round(quad).astype(np.int32)], 1)
         whites.append(np.percentile(photo[inside > 0], 90))
     assert whites[0] < 0.5 * whites[1]
+
+
+@pytest.mark.parametrize("level", [60, 220])
+def test_a_rendered_card_is_laid_over_a_real_lying_one_and_lit_like_it(level: int) -> None:
+    image = np.full((640, 480, 3), 70, np.uint8)  # a phone photo, portrait
+    card = _card((240, 330), 200, -25).astype(np.float32)
+    cv2.fillPoly(image, [np.round(card).astype(np.int32)], (level,) * 3)
+    room = RoomFrame(image, card)
+    photo, quad = lying_in_room("7G", np.random.default_rng(5), room)
+    assert photo.shape == image.shape and photo.dtype == np.uint8
+    assert all(cv2.pointPolygonTest(quad.astype(np.float32), (float(x), float(y)), False) >= 0
+               for x, y in card)
+    inside = np.zeros(photo.shape[:2], np.uint8)
+    cv2.fillPoly(inside, [np.round(quad).astype(np.int32)], 1)
+    white = np.percentile(photo[inside > 0], 90)
+    assert 0.7 * level < white < 1.3 * level + 10
+    empty = empty_surface(room, np.random.default_rng(5))
+    assert empty.shape == image.shape
+    centre = card.mean(0).astype(int)
+    assert abs(int(empty[centre[1], centre[0]].mean()) - 70) < 30  # the card painted out
 
 
 def test_the_mask_trainer_names_a_missing_photo_set(tmp_path: Path) -> None:

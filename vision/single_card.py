@@ -399,7 +399,7 @@ the player and the room (models/README.md, thirty-sixth session), which the segm
 geometry and evidence do not. WHY 3: of 0.5, 1, 1.5, 2 and 3, the most proposals fitting the
 card best-scored on the CC BY training split's webcam frames (21, 42, 66, 74, 78 of 121 with the
 thirty-sixth session's mask, `python -m vision.locate_eval --split train`) with no loss on the
-tuning renders; not chosen again for the thirty-seventh session's mask."""
+tuning renders; not chosen again for the thirty-seventh and thirty-eighth sessions' masks."""
 FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read with corners
 FUSED_TEMPERATURE = 1.86
 """Temperature of the fused reading (whole card at jittered quads × two corners × the field's

@@ -176,19 +176,60 @@ def held_in_room(code: str, rng: np.random.Generator, room: RoomFrame,
     fh, fw = face.shape[:2]
     yy, xx = np.mgrid[:h, :w].astype(np.float32)
     skin = rng.uniform(70, 245) * np.array([rng.uniform(0.5, 0.75), rng.uniform(0.68, 0.86), 1.0])
-    top, right, _, left = room.card
-    length = float(np.linalg.norm(left - top))
-    scale = length * rng.uniform(1.05, 1.3) / fh
-    ang = float(np.arctan2(*(right - top)[::-1])) + np.radians(rng.uniform(-5, 5))
-    centre = tuple(float(v) for v in room.card.mean(0))
-    lit = face.astype(np.float32) * room.light.astype(np.float32) * rng.uniform(0.85, 1.15)
-    photo, quad = _lay_face(room.image.astype(np.float32), lit, centre, scale, ang, 0.04, rng,
-                            cv2.INTER_AREA)
+    photo, quad, ang, scale = _over_real_card(room, face, rng, 1.3, 5.0, 0.04)
     down = np.array([-np.sin(ang), np.cos(ang)])
     hw, hh = fw * scale / 2, fh * scale / 2
-    bottom = np.array(centre) + down * hh * rng.uniform(0.7, 1.0)
+    bottom = room.card.mean(0) + down * hh * rng.uniform(0.7, 1.0)
     _glare_and_thumbs(photo, rng, quad, ang, bottom, skin, (hw, hh))
     return _webcam(photo, rng, yy, xx), quad
+
+
+def lying_in_room(code: str, rng: np.random.Generator, room: RoomFrame,
+                  face: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`single_card_photo` on a real surface: a phone photo of one card lying on a table,
+    floor or sofa (:data:`vision.synth.real_rooms.SOURCES` ``phone``), the rendered card laid
+    over the real one a little larger, at its turn give or take a few degrees and lit as it is
+    (:attr:`vision.synth.real_rooms.RoomFrame.light`), then a phone's colour cast, blur and
+    noise. (BGR photo of the frame's size, the card's quad.)
+
+    WHY: the drawn tables are plain colours with noise; real ones have grain, patterns, edges
+    and other things lying on them."""
+    photo, quad, _, _ = _over_real_card(room, _face(code, rng, face), rng, 1.25, 3.0, 0.03)
+    return _phone(photo, rng), quad
+
+
+def _over_real_card(room: RoomFrame, face: np.ndarray, rng: np.random.Generator, grow: float,
+                    turn: float, jitter: float) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """``face`` laid over the real card of ``room`` (float32 photo, the laid card's quad, its
+    angle in radians and its scale): large enough to cover the real card both ways (a UNO face
+    is narrower than a poker card), times U(1.05, ``grow``); turned as the real card is, give or
+    take ``turn`` degrees; lit as it is (:attr:`vision.synth.real_rooms.RoomFrame.light`);
+    its corners jittered by ``jitter`` (:func:`_lay_face`)."""
+    fh, fw = face.shape[:2]
+    top, right, _, left = room.card
+    cover = max(float(np.linalg.norm(left - top)) / fh, float(np.linalg.norm(right - top)) / fw)
+    scale = cover * rng.uniform(1.05, grow)
+    ang = float(np.arctan2(*(right - top)[::-1])) + np.radians(rng.uniform(-turn, turn))
+    centre = tuple(float(v) for v in room.card.mean(0))
+    lit = face.astype(np.float32) * room.light.astype(np.float32) * rng.uniform(0.85, 1.15)
+    photo, quad = _lay_face(room.image.astype(np.float32), lit, centre, scale, ang, jitter, rng,
+                            cv2.INTER_AREA)
+    return photo, quad, ang, scale
+
+
+def empty_surface(room: RoomFrame, rng: np.random.Generator) -> np.ndarray:
+    """The real phone photo ``room`` with its card painted out (:func:`painted_out`), through
+    the same phone as :func:`lying_in_room`: a real surface with no card on it."""
+    return _phone(painted_out(room).astype(np.float32), rng)
+
+
+def _phone(photo: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A phone's faults on a real photo (float32 BGR): a colour cast, exposure, a little blur
+    and sensor noise (uint8)."""
+    photo = photo * rng.uniform(0.85, 1.15) * rng.uniform(0.92, 1.08, 3)
+    photo = cv2.GaussianBlur(photo, (0, 0), float(rng.uniform(0.3, 1.2)))
+    photo += rng.normal(0, rng.uniform(1, 6), photo.shape)
+    return np.clip(photo, 0, 255).astype(np.uint8)
 
 
 def empty_room(room: RoomFrame, rng: np.random.Generator) -> np.ndarray:

@@ -11,7 +11,10 @@ Only the training split of :mod:`vision.photo_split` is used: its held-out split
 single-card locator on real frames (``models/README.md``). The frames are 640 × 640, stretched
 from 4:3 webcam frames; they are squeezed back to 4:3. The set's phone photos of one card lying
 on a table, floor or sofa (:data:`SOURCES` ``phone``, 3:4 portrait photos stretched to a square)
-are read the same way, for the locator's measurement on real surfaces.
+are read the same way: the card mask's table renders are drawn on the training split's
+(:func:`vision.synth.photos.lying_in_room`), and the held-out split measures the locator on real
+surfaces. A joker's two boxes are its printed word, not its indices, so no frame of a joker is
+used.
 """
 
 from __future__ import annotations
@@ -30,22 +33,17 @@ from vision.synth.scenes import CARD_MM
 
 @dataclass(frozen=True)
 class Source:
-    """One kind of real frame of the CC BY set: its folder, the (W, H) its 640 × 640 images
-    are squeezed back to, and whether a joker's two labelled boxes count as its corners."""
+    """One kind of real frame of the CC BY set: its folder and the (W, H) its 640 × 640 images
+    are squeezed back to."""
 
     folder: str
     frame: tuple[int, int]
-    jokers: bool
 
 
 SOURCES = {
-    "webcam": Source("webcam_hand_held_UUID", (640, 480), jokers=True),
-    "phone": Source("phone_IMG", (480, 640), jokers=False),
+    "webcam": Source("webcam_hand_held_UUID", (640, 480)),
+    "phone": Source("phone_IMG", (480, 640)),
 }
-"""WHY ``jokers``: a joker's boxes are its printed word, not indices at :data:`INDEX_CENTRE`, so
-the card inferred from them is wrong. The webcam frames keep their one joker frame (of the
-training split) until the card mask, drawn with it, is next retrained; its command must rebuild
-it to the bit."""
 CARD_RATIO = CARD_MM["standard"][1] / CARD_MM["standard"][0]  # a poker card's height / width
 LIGHT_PERCENTILE = 90.0
 """The level of the held card's pixels taken for its white (most of a card is its white face;
@@ -115,8 +113,8 @@ def room_frames(root: Path, split: str = "train", source: str = "webcam") -> tup
         if split_of(image.name) != split:
             continue
         boxes = _boxes(root, image)
-        if len(boxes) == 2 and boxes[0, 0] == boxes[1, 0] and (
-                kind.jokers or boxes[0, 0] != joker):
+        # a joker's boxes are its printed word, not indices at INDEX_CENTRE: no card from them
+        if len(boxes) == 2 and boxes[0, 0] == boxes[1, 0] and boxes[0, 0] != joker:
             out.append(image)
     return tuple(out)
 

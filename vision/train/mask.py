@@ -10,7 +10,9 @@ the photos with no card are drawn in real webcam frames of the CC BY set's train
 (:mod:`vision.synth.real_rooms`; ``ROOM_SHARE``): a mask that had seen only drawn rooms took the
 player and the room of a real frame for card (models/README.md, thirty-sixth session). The
 rendered card there is lit as the real card it covers: lit at its own brightness, it taught a
-mask that missed the dim real cards (thirty-seventh session). The
+mask that missed the dim real cards (thirty-seventh session). Likewise half of the table kind's
+renders, and half of the other photos with no card, are drawn on real surfaces: the set's phone
+photos of one card lying on a table, floor or sofa (``SURFACE_SHARE``, training split). The
 target is the part of the card's quad inside the frame, under thumbs and glare alike: the card
 is where its outline runs.
 
@@ -41,19 +43,30 @@ KINDS = (("near", 0.25), ("webcam", 0.25), ("held", 0.15), ("tinted", 0.1), ("cl
 UNO_SHARE = 0.75
 EMPTY_SHARE = 0.1  # photos with no card (:func:`vision.synth.photos.no_card_photo`)
 ROOM_SHARE = 0.5  # of webcam renders and of photos with no card: in a real webcam frame
+SURFACE_SHARE = 0.5  # of table renders, and of the photos with no card not in a real webcam
+# frame: on a real surface of the CC BY set's phone photos (thirty-seventh session)
 FULL = {"train": 6000, "val": 600, "epochs": 20}
 QUICK = {"train": 64, "val": 16, "epochs": 1}
 BATCH = 32
 
 
-def render_pair(seed: int, i: int, rooms: tuple[Path, ...] = ()
-                ) -> tuple[np.ndarray, np.ndarray]:
+def render_pair(seed: int, i: int, rooms: tuple[Path, ...] = (),
+                surfaces: tuple[Path, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """Render ``i`` of seed ``seed``: (BGR photo at ``INPUT_SIZE``, uint8 mask of the card's
     quad inside it, 255 on the card; drawn at 4× and averaged down, so edges are fractional).
     ``rooms``: real webcam frames (:mod:`vision.synth.real_rooms`), :data:`ROOM_SHARE` of the
-    webcam kind's renders and of the photos with no card drawn in one of them."""
+    webcam kind's renders and of the photos with no card drawn in one of them; ``surfaces``:
+    real phone photos of one card lying down, :data:`SURFACE_SHARE` of the table kind's renders
+    and of the other photos with no card drawn on one of them."""
     from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES
-    from vision.synth.photos import empty_room, held_in_room, no_card_photo, single_card_kinds
+    from vision.synth.photos import (
+        empty_room,
+        empty_surface,
+        held_in_room,
+        lying_in_room,
+        no_card_photo,
+        single_card_kinds,
+    )
     from vision.synth.real_rooms import load_room
 
     makers = single_card_kinds()
@@ -63,6 +76,8 @@ def render_pair(seed: int, i: int, rooms: tuple[Path, ...] = ()
     if rng.random() < EMPTY_SHARE:
         if rooms and rng.random() < ROOM_SHARE:
             photo = empty_room(load_room(rooms[int(rng.integers(len(rooms)))]), rng)
+        elif surfaces and rng.random() < SURFACE_SHARE:
+            photo = empty_surface(load_room(surfaces[int(rng.integers(len(surfaces)))]), rng)
         else:
             photo = no_card_photo(rng)
         return cv2.resize(photo, (W, H), interpolation=cv2.INTER_AREA), big[::4, ::4].copy()
@@ -72,6 +87,9 @@ def render_pair(seed: int, i: int, rooms: tuple[Path, ...] = ()
     code = codes[int(rng.integers(len(codes)))]
     if kind == "webcam" and rooms and rng.random() < ROOM_SHARE:
         photo, quad = held_in_room(code, rng, load_room(rooms[int(rng.integers(len(rooms)))]))
+    elif kind == "table" and surfaces and rng.random() < SURFACE_SHARE:
+        photo, quad = lying_in_room(code, rng,
+                                    load_room(surfaces[int(rng.integers(len(surfaces)))]))
     else:
         photo, quad = makers[kind](code, rng)
     h, w = photo.shape[:2]
@@ -80,19 +98,19 @@ def render_pair(seed: int, i: int, rooms: tuple[Path, ...] = ()
     return small, cv2.resize(big, (W, H), interpolation=cv2.INTER_AREA)
 
 
-def _render_many(job: tuple[int, int, int, tuple[Path, ...]]
+def _render_many(job: tuple[int, int, int, tuple[Path, ...], tuple[Path, ...]]
                  ) -> tuple[np.ndarray, np.ndarray]:
-    seed, start, stop, rooms = job
-    pairs = [render_pair(seed, i, rooms) for i in range(start, stop)]
+    seed, start, stop, rooms, surfaces = job
+    pairs = [render_pair(seed, i, rooms, surfaces) for i in range(start, stop)]
     return np.stack([p for p, _ in pairs]), np.stack([m for _, m in pairs])
 
 
-def render_set(seed: int, count: int, workers: int = 2, rooms: tuple[Path, ...] = ()
-               ) -> tuple[np.ndarray, np.ndarray]:
+def render_set(seed: int, count: int, workers: int = 2, rooms: tuple[Path, ...] = (),
+               surfaces: tuple[Path, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
     """``count`` renders of ``seed`` (:func:`render_pair`): photos (N, H, W, 3) and masks
     (N, H, W), the same for any number of ``workers``."""
     chunk = 64
-    jobs = [(seed, a, min(a + chunk, count), rooms) for a in range(0, count, chunk)]
+    jobs = [(seed, a, min(a + chunk, count), rooms, surfaces) for a in range(0, count, chunk)]
     if workers <= 1:
         parts = [_render_many(j) for j in jobs]
     else:
@@ -180,13 +198,13 @@ def train_mask(out: Path, photos: Path, quick: bool = False, epochs: int | None 
     start = time.time()
     from vision.synth.real_rooms import room_frames
 
-    rooms = room_frames(photos)
+    rooms, surfaces = room_frames(photos), room_frames(photos, source="phone")
     if not rooms:
         raise FileNotFoundError(
             f"no webcam frames of the CC BY photo set under {photos}: the card mask is drawn "
             "partly in them; pass --photos DIR (playing-cards-photos-cc-by)")
-    x, y = _tensors(*render_set(TRAIN_SEED, recipe["train"], workers, rooms))
-    val = render_set(VAL_SEED, recipe["val"], workers, rooms)
+    x, y = _tensors(*render_set(TRAIN_SEED, recipe["train"], workers, rooms, surfaces))
+    val = render_set(VAL_SEED, recipe["val"], workers, rooms, surfaces)
     vx, vy = _tensors(*val)
     log(f"rendered {len(x)} training and {len(vx)} validation photos "
         f"({time.time() - start:.0f} s)")
@@ -240,6 +258,8 @@ def train_mask(out: Path, photos: Path, quick: bool = False, epochs: int | None 
         "empty_share": EMPTY_SHARE,
         "room_share": ROOM_SHARE,
         "room_frames": len(rooms),
+        "surface_share": SURFACE_SHARE,
+        "surface_frames": len(surfaces),
         "command": "cardtable train --part mask" + (" --quick" if quick else ""),
         "train_seconds": round(time.time() - start),
     }
