@@ -214,12 +214,20 @@ def test_a_rendered_card_is_laid_over_a_real_lying_one_and_lit_like_it(level: in
     assert abs(int(empty[centre[1], centre[0]].mean()) - 70) < 30  # the card painted out
 
 
-def test_the_mask_trainer_names_a_missing_photo_set(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("frames", "missing"), [
+    ((), "no webcam frames"),
+    ((("1h-00000001-aaaa.jpg", FOLDER),), "no phone photos of one card"),
+    ((("IMG_1001_JPG.rf.aa.jpg", PHONE),), "no webcam frames"),
+])
+def test_the_mask_trainer_names_a_missing_photo_set(
+        tmp_path: Path, frames: tuple[tuple[str, str], ...], missing: str) -> None:
     pytest.importorskip("torch")
     from vision.train.mask import train_mask
 
-    with pytest.raises(FileNotFoundError, match="--photos"):
-        train_mask(tmp_path / "card_mask.onnx", tmp_path / "nowhere", quick=True)
+    for name, folder in frames:
+        _write_frame(tmp_path, name, TWO, folder)
+    with pytest.raises(FileNotFoundError, match=f"{missing} .*--photos"):
+        train_mask(tmp_path / "card_mask.onnx", tmp_path, quick=True)
 
 
 def test_the_locator_measurement_names_a_missing_photo_set(tmp_path: Path) -> None:

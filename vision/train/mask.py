@@ -44,7 +44,7 @@ UNO_SHARE = 0.75
 EMPTY_SHARE = 0.1  # photos with no card (:func:`vision.synth.photos.no_card_photo`)
 ROOM_SHARE = 0.5  # of webcam renders and of photos with no card: in a real webcam frame
 SURFACE_SHARE = 0.5  # of table renders, and of the photos with no card not in a real webcam
-# frame: on a real surface of the CC BY set's phone photos (thirty-seventh session)
+# frame: on a real surface of the CC BY set's phone photos (thirty-eighth session)
 FULL = {"train": 6000, "val": 600, "epochs": 20}
 QUICK = {"train": 64, "val": 16, "epochs": 1}
 BATCH = 32
@@ -199,10 +199,11 @@ def train_mask(out: Path, photos: Path, quick: bool = False, epochs: int | None 
     from vision.synth.real_rooms import room_frames
 
     rooms, surfaces = room_frames(photos), room_frames(photos, source="phone")
-    if not rooms:
-        raise FileNotFoundError(
-            f"no webcam frames of the CC BY photo set under {photos}: the card mask is drawn "
-            "partly in them; pass --photos DIR (playing-cards-photos-cc-by)")
+    for frames, what in ((rooms, "webcam frames"), (surfaces, "phone photos of one card")):
+        if not frames:
+            raise FileNotFoundError(
+                f"no {what} of the CC BY photo set under {photos}: the card mask is drawn "
+                "partly in them; pass --photos DIR (playing-cards-photos-cc-by)")
     x, y = _tensors(*render_set(TRAIN_SEED, recipe["train"], workers, rooms, surfaces))
     val = render_set(VAL_SEED, recipe["val"], workers, rooms, surfaces)
     vx, vy = _tensors(*val)
