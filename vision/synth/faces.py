@@ -84,7 +84,6 @@ class UnoStyle:
     cards_tilt: float = 0.0  # degrees the +2 / +4 small cards are turned (counter-clockwise)
     cards_layout: int = 0  # +4: 0 diamond, 1 staircase down the diagonal, 2 fanned row
     cards_edge: str = ""  # "" as before; "dark", "white" (mini cards) or "shadow"
-    curled_reverse: bool = False  # half the reverse symbols drawn as the curled S
 
 
 def _hsv_to_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -140,8 +139,7 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator) -> UnoStyle:
     +4 with wild. Real numerals are a heavy, condensed italic with a thick black outline that
     nearly closes the counters of 3 and 6; the bar under 6 and 9 sits close under the numeral and
     varies in thickness between printings; the small cards of +2 and +4 are turned, stacked
-    and edged differently from printing to printing; current decks draw the reverse symbol as
-    two arrows curled into an S (``_curled_arrows``). Only training crops draw these (after the
+    and edged differently from printing to printing. Only training crops draw these (after the
     base style, from the same generator), so that scenes and tuning photos keep their pictures.
     The bar's gap reaches ``BAR_GAP_MAX`` of the numeral's height: the plain style's bar lies
     about 25% under it, and a model trained on gaps up to 20% lost 6 ↔ 9 on plain renders.
@@ -158,7 +156,6 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator) -> UnoStyle:
         cards_tilt=float(rng.uniform(-30, 20)) if rng.random() < 0.6 else 0.0,
         cards_layout=int(rng.integers(3)),
         cards_edge=str(rng.choice(["dark", "white", "shadow"], p=[0.45, 0.3, 0.25])),
-        curled_reverse=True,
     )
 
 
@@ -266,50 +263,10 @@ def _s_arrows(rgb: tuple[int, int, int], n: int, rng: np.random.Generator | None
     return np.asarray(img).copy()
 
 
-def _curled_arrows(rgb: tuple[int, int, int], n: int, rng: np.random.Generator) -> np.ndarray:
-    """The reverse symbol of current printings, lying along the box's width (turned onto the
-    diagonal by the caller): two arrows whose shafts run past the middle and curl into each
-    other, an S with a head at each end, cut across its middle stroke.
-
-    WHY: real reverse cards are read as 2 or 4. Their curled S is round where the other drawings'
-    arrows are straight, and a round S is closer to a 2 (twenty-fourth session)."""
-    s = n / 100
-    t = float(rng.uniform(6.0, 8.5))  # half the shaft's width
-    h = t * float(rng.uniform(1.2, 1.7))  # half the distance between the two shafts
-    a = t * float(rng.uniform(0.6, 1.6))  # how far past the middle each shaft runs
-    head = float(rng.uniform(1.9, 2.5))  # head half-width / t
-    gap = float(rng.uniform(1.0, 2.5))  # half the cut's width
-    tip, neck = 97.0, 97.0 - 1.6 * head * t
-
-    def box(pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
-        return [(x * s, y * s) for x, y in pts]
-
-    img = Image.new("L", (n, n), 0)
-    d = ImageDraw.Draw(img)
-    stroke = [(neck + 1, 50 - h), (50 - a, 50 - h), (50 + a, 50 + h), (99 - neck, 50 + h)]
-    d.line(box(stroke), fill=255, width=round(2 * t * s), joint="curve")
-    for sign in (1, -1):  # the second head is the first turned half a turn
-        hd = [(neck, 50 - h - head * t), (tip, 50 - h), (neck, 50 - h + head * t)]
-        d.polygon(box([(50 + sign * (x - 50), 50 + sign * (y - 50)) for x, y in hd]), fill=255)
-    along = np.array([2 * a, 2 * h]) / np.hypot(2 * a, 2 * h)
-    cx, cy = np.array([-along[1], along[0]]) * 1.6 * t  # across the middle stroke
-    d.line(box([(50 + cx, 50 + cy), (50 - cx, 50 - cy)]), fill=0, width=max(1, int(2 * gap * s)))
-    out = np.zeros((n, n, 4), np.uint8)
-    out[np.asarray(img) > 127] = (*rgb, 255)
-    return out
-
-
 def _reverse_layer(rgb: tuple[int, int, int], n: int = 400,
-                   rng: np.random.Generator | None = None, curled: bool = False) -> np.ndarray:
-    """The reverse symbol on the card's diagonal: the straight S-arrows for the canonical face,
-    else one of three drawings (straight S, parallel arrows, bent arrows). ``curled`` (a wide
-    printing's) draws the curled S instead of the straight S half the time; the other draws
-    stay the pictures they were."""
+                   rng: np.random.Generator | None = None) -> np.ndarray:
     u = 0.0 if rng is None else rng.random()
-    if curled and rng is not None and u < 0.5:
-        both = _curled_arrows(rgb, n, rng)
-        angle, scale = float(rng.uniform(38, 52)), 0.9
-    elif u < 0.75:
+    if u < 0.75:
         both = _s_arrows(rgb, n, rng)
         angle = -45.0 if rng is None else float(rng.uniform(-50, -35))
         scale = 0.95
@@ -498,7 +455,7 @@ def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tup
     if symbol == "S":
         return _skip_layer(rgb)
     if symbol == "R":
-        return _reverse_layer(rgb, rng=rng, curled=style.curled_reverse)
+        return _reverse_layer(rgb, rng=rng)
     if symbol == "+2":
         if small:
             return _text_layer("+2", style.font, rgb)
