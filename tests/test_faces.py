@@ -12,6 +12,8 @@ from vision.synth.faces import (
     BAR_GAP_MAX,
     CLASSIC_UNO,
     FaceError,
+    _curled_arrows,
+    _reverse_layer,
     _s_arrows,
     _uno_symbol_layer,
     canonical_face,
@@ -96,9 +98,43 @@ def test_symbols_run_up_right_to_down_left(symbol: str) -> None:
     assert min(tr, bl) > max(tl, br), (tr, bl, tl, br)
 
 
+@pytest.mark.parametrize(("seed", "curled"), [  # the first draw picks the drawing: < 0.5 curls
+    (2, True), (3, True), (8, True), (11, True), (0, False), (6, False)])
+def test_wide_reverse_symbols_run_up_right_to_down_left(seed: int, curled: bool) -> None:
+    assert (np.random.default_rng(seed).random() < 0.5) is curled
+    a = _reverse_layer((200, 30, 30), 200, np.random.default_rng(seed), curled=True)[..., 3]
+    a = a.astype(float)
+    tr, bl = a[:100, 100:].sum(), a[100:, :100].sum()
+    tl, br = a[:100, :100].sum(), a[100:, 100:].sum()
+    assert min(tr, bl) > max(tl, br), (tr, bl, tl, br)
+
+
+@pytest.mark.parametrize("seed", [0, 6, 7, 9])  # first draws >= 0.5: the curl is never drawn
+def test_the_curl_leaves_the_other_reverse_drawings_as_they_were(seed: int) -> None:
+    plain = _reverse_layer((200, 30, 30), 200, np.random.default_rng(seed))
+    wide = _reverse_layer((200, 30, 30), 200, np.random.default_rng(seed), curled=True)
+    assert np.array_equal(plain, wide)
+
+
+@pytest.mark.parametrize(("code", "changes"), [("RB", True), ("RY", True), ("7B", False),
+                                               ("+2G", False), ("W", False), ("BACK", False)])
+def test_only_wide_reverse_faces_curl(code: str, changes: bool) -> None:
+    # with generator 2 the reverse faces draw the curl; other codes never look at the flag
+    base = draw_uno_style(np.random.default_rng(1))
+    style = widen_uno_style(base, np.random.default_rng(1), curl=True)
+    assert style.curled_reverse and not base.curled_reverse
+    assert not widen_uno_style(base, np.random.default_rng(1)).curled_reverse
+    assert replace(style, curled_reverse=False) == widen_uno_style(base, np.random.default_rng(1))
+    straight = replace(style, curled_reverse=False)
+    a = render_uno(code, style, (60, 90), np.random.default_rng(2))
+    b = render_uno(code, straight, (60, 90), np.random.default_rng(2))
+    assert (not np.array_equal(a, b)) is changes
+
+
+@pytest.mark.parametrize("draw", [_s_arrows, _curled_arrows])
 @pytest.mark.parametrize("seed", range(4))
-def test_reverse_arrows_are_point_symmetric(seed: int) -> None:
-    ink = _s_arrows((255, 255, 255), 200, np.random.default_rng(seed))[..., 3] > 127
+def test_reverse_arrows_are_point_symmetric(draw, seed: int) -> None:  # type: ignore[no-untyped-def]
+    ink = draw((255, 255, 255), 200, np.random.default_rng(seed))[..., 3] > 127
     turned = np.rot90(ink, 2)
     assert (ink & turned).sum() / (ink | turned).sum() > 0.95
 

@@ -84,6 +84,7 @@ class UnoStyle:
     cards_tilt: float = 0.0  # degrees the +2 / +4 small cards are turned (counter-clockwise)
     cards_layout: int = 0  # +4: 0 diamond, 1 staircase down the diagonal, 2 fanned row
     cards_edge: str = ""  # "" as before; "dark", "white" (mini cards) or "shadow"
+    curled_reverse: bool = False  # half the reverse symbols drawn as the curled S
 
 
 def _hsv_to_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -132,14 +133,17 @@ def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
 BAR_GAP_MAX = 0.3  # the widest gap under 6 and 9, of the numeral's height (wide printings)
 
 
-def widen_uno_style(style: UnoStyle, rng: np.random.Generator) -> UnoStyle:
+def widen_uno_style(style: UnoStyle, rng: np.random.Generator, curl: bool = False) -> UnoStyle:
     """``style`` with the print details that real decks vary and that the renders used to fix.
 
     WHY: on real photos the classifier confused 3 with 8, 6 with 0, 9 with 6, +2 with reverse and
     +4 with wild. Real numerals are a heavy, condensed italic with a thick black outline that
     nearly closes the counters of 3 and 6; the bar under 6 and 9 sits close under the numeral and
     varies in thickness between printings; the small cards of +2 and +4 are turned, stacked
-    and edged differently from printing to printing. Only training crops draw these (after the
+    and edged differently from printing to printing. ``curl``: the reverse symbol is also drawn,
+    half the time, as current decks print it, two arrows curled into an S (``_curled_arrows``;
+    the second opinion's recipe, :func:`vision.train.classifier.train_classifier`; it draws
+    nothing from ``rng``). Only training crops draw these (after the
     base style, from the same generator), so that scenes and tuning photos keep their pictures.
     The bar's gap reaches ``BAR_GAP_MAX`` of the numeral's height: the plain style's bar lies
     about 25% under it, and a model trained on gaps up to 20% lost 6 ↔ 9 on plain renders.
@@ -156,6 +160,7 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator) -> UnoStyle:
         cards_tilt=float(rng.uniform(-30, 20)) if rng.random() < 0.6 else 0.0,
         cards_layout=int(rng.integers(3)),
         cards_edge=str(rng.choice(["dark", "white", "shadow"], p=[0.45, 0.3, 0.25])),
+        curled_reverse=curl,
     )
 
 
@@ -263,10 +268,50 @@ def _s_arrows(rgb: tuple[int, int, int], n: int, rng: np.random.Generator | None
     return np.asarray(img).copy()
 
 
+def _curled_arrows(rgb: tuple[int, int, int], n: int, rng: np.random.Generator) -> np.ndarray:
+    """The reverse symbol of current printings, lying along the box's width (turned onto the
+    diagonal by the caller): two arrows whose shafts run past the middle and curl into each
+    other, an S with a head at each end, cut across its middle stroke.
+
+    WHY: real reverse cards are read as 2 or 4. Their curled S is round where the other drawings'
+    arrows are straight, and a round S is closer to a 2 (twenty-fourth session)."""
+    s = n / 100
+    t = float(rng.uniform(6.0, 8.5))  # half the shaft's width
+    h = t * float(rng.uniform(1.2, 1.7))  # half the distance between the two shafts
+    a = t * float(rng.uniform(0.6, 1.6))  # how far past the middle each shaft runs
+    head = float(rng.uniform(1.9, 2.5))  # head half-width / t
+    gap = float(rng.uniform(1.0, 2.5))  # half the cut's width
+    tip, neck = 97.0, 97.0 - 1.6 * head * t
+
+    def box(pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        return [(x * s, y * s) for x, y in pts]
+
+    img = Image.new("L", (n, n), 0)
+    d = ImageDraw.Draw(img)
+    stroke = [(neck + 1, 50 - h), (50 - a, 50 - h), (50 + a, 50 + h), (99 - neck, 50 + h)]
+    d.line(box(stroke), fill=255, width=round(2 * t * s), joint="curve")
+    for sign in (1, -1):  # the second head is the first turned half a turn
+        hd = [(neck, 50 - h - head * t), (tip, 50 - h), (neck, 50 - h + head * t)]
+        d.polygon(box([(50 + sign * (x - 50), 50 + sign * (y - 50)) for x, y in hd]), fill=255)
+    along = np.array([2 * a, 2 * h]) / np.hypot(2 * a, 2 * h)
+    cx, cy = np.array([-along[1], along[0]]) * 1.6 * t  # across the middle stroke
+    d.line(box([(50 + cx, 50 + cy), (50 - cx, 50 - cy)]), fill=0, width=max(1, int(2 * gap * s)))
+    out = np.zeros((n, n, 4), np.uint8)
+    out[np.asarray(img) > 127] = (*rgb, 255)
+    return out
+
+
 def _reverse_layer(rgb: tuple[int, int, int], n: int = 400,
-                   rng: np.random.Generator | None = None) -> np.ndarray:
+                   rng: np.random.Generator | None = None, curled: bool = False) -> np.ndarray:
+    """The reverse symbol on the card's diagonal: the straight S-arrows for the canonical face,
+    else one of three drawings (straight S, parallel arrows, bent arrows). ``curled`` (a wide
+    printing's) draws the curled S instead of the straight S half the time; the other draws
+    stay the pictures they were."""
     u = 0.0 if rng is None else rng.random()
-    if u < 0.75:
+    if curled and rng is not None and u < 0.5:
+        both = _curled_arrows(rgb, n, rng)
+        angle, scale = float(rng.uniform(38, 52)), 0.9
+    elif u < 0.75:
         both = _s_arrows(rgb, n, rng)
         angle = -45.0 if rng is None else float(rng.uniform(-50, -35))
         scale = 0.95
@@ -455,7 +500,7 @@ def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tup
     if symbol == "S":
         return _skip_layer(rgb)
     if symbol == "R":
-        return _reverse_layer(rgb, rng=rng)
+        return _reverse_layer(rgb, rng=rng, curled=style.curled_reverse)
     if symbol == "+2":
         if small:
             return _text_layer("+2", style.font, rgb)
@@ -732,20 +777,21 @@ def render_standard(code: str, size: tuple[int, int] = DEFAULT_SIZE,
 # ----------------------------------------------------------------------------- public
 
 
-def _drawn_style(rng: np.random.Generator, wide: bool) -> UnoStyle:
+def _drawn_style(rng: np.random.Generator, wide: bool, curl: bool) -> UnoStyle:
     style = draw_uno_style(rng)
-    return widen_uno_style(style, rng) if wide else style
+    return widen_uno_style(style, rng, curl) if wide else style
 
 
 def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEFAULT_SIZE,
                 style: UnoStyle | None = None, deck: str | None = None,
-                wide: bool = False) -> np.ndarray:
+                wide: bool = False, curl: bool = False) -> np.ndarray:
     """Render the whole face of ``code`` (a UNO or standard code, ``JK`` or ``BACK``).
 
     The printing is drawn from ``rng`` unless ``style`` is given; ``BACK`` is an UNO back or a
     patterned standard back (``deck`` = "uno"/"standard" picks, else ``rng`` does). Returns a
     portrait BGR uint8 image of ``size`` = (width, height). ``wide`` (training crops) also draws
-    the print details of :func:`widen_uno_style` for a drawn UNO printing.
+    the print details of :func:`widen_uno_style` for a drawn UNO printing, ``curl`` with them
+    the curled reverse symbol.
     """
     if not isinstance(code, str):
         raise FaceError(f"card code must be a string, got {type(code).__name__}")
@@ -758,9 +804,9 @@ def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEF
             deck = "uno" if rng.random() < 0.5 else "standard"
         if deck == "standard":
             return render_standard(code, size, rng)
-        return render_uno(code, style or _drawn_style(rng, wide), size, rng)
+        return render_uno(code, style or _drawn_style(rng, wide, curl), size, rng)
     if code in UNO_FACE_CODES:
-        return render_uno(code, style or _drawn_style(rng, wide), size, rng)
+        return render_uno(code, style or _drawn_style(rng, wide, curl), size, rng)
     if code in STANDARD_FACE_CODES:
         return render_standard(code, size, rng)
     raise FaceError(f"no face for card code {code!r}: give a UNO or standard code, JK or BACK")
