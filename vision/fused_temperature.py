@@ -1,0 +1,179 @@
+"""Fit the fused reading's temperature on rendered photos, and score temperatures on them.
+
+``python -m vision.fused_temperature [--seeds 7 123] [--kinds ...] [--also T ...]``
+
+WHY: the single-card reader of a UNO photo multiplies its experts (the whole card at jittered
+quads, two corner indices, the field's colour) and tempers the product by
+:data:`vision.single_card.FUSED_TEMPERATURE`, because the experts share evidence (the same
+print, the same blur) that a product counts twice. The right temperature depends on every
+expert, so it must be fitted again whenever one of them is retrained; this is the command that
+does it, so the constant and the figures beside it can be rerun. It reads every photo once,
+untempered, and scores any temperature on the same readings: a temperature keeps the order of
+the codes, so the reading (top-1) is the same at all of them and only the confidences move.
+
+The fit is by negative log-likelihood (:func:`vision.strip_classifier.fit_temperature`) on
+rendered photos only, never on real ones: the real photo sets are measured, not tuned on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.calibration import Reliability, reliability
+from vision.strip_classifier import fit_temperature, soften
+
+TUNING_SEEDS = (7, 123)
+"""The render seeds every temperature and weight of the single-card reader is tuned on."""
+TUNING_KINDS = ("table", "held", "tinted", "closeup", "webcam")
+"""The kinds the shipped temperature was fitted on (fifteenth and sixteenth sessions; with
+``near`` as a sixth the fit lowered the likelihood a little but raised the ECE)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FusedReadings:
+    """Untempered fused distributions of rendered photos with their true codes.
+
+    ``probs`` (photos x codes) sum to 1 per row; ``labels`` index ``codes``; ``kinds`` and
+    ``seeds`` say which set each photo came from."""
+
+    probs: np.ndarray
+    labels: np.ndarray
+    kinds: tuple[str, ...]
+    seeds: np.ndarray
+    codes: tuple[str, ...]
+
+    def subset(self, keep: np.ndarray) -> FusedReadings:
+        return FusedReadings(self.probs[keep], self.labels[keep],
+                             tuple(k for k, s in zip(self.kinds, keep, strict=True) if s),
+                             self.seeds[keep], self.codes)
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """How one temperature holds on a set of readings."""
+
+    temperature: float
+    nll: float
+    top1: float
+    calibration: Reliability
+
+    def text(self) -> str:
+        return (f"T {self.temperature:.3f}: NLL {self.nll:.4f}  top-1 {self.top1:.4f}  "
+                f"{self.calibration.text()}")
+
+
+def score(readings: FusedReadings, temperature: float) -> Score:
+    """The mean negative log-likelihood, top-1 and reliability of ``readings`` tempered so."""
+    probs = soften(readings.probs, temperature)
+    rows = np.arange(len(readings.labels))
+    best = probs.argmax(axis=1)
+    nll = float(-np.log(np.maximum(probs[rows, readings.labels], 1e-12)).mean())
+    return Score(temperature, nll, float((best == readings.labels).mean()),
+                 reliability(probs[rows, best], best == readings.labels))
+
+
+_READER: tuple[object, object] | None = None
+
+
+def _load_reader() -> None:
+    """Load the shipped pair and corner reader once per worker process (one thread each)."""
+    global _READER
+    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_second_opinion
+    from vision.corner_index import CornerFusion
+    from vision.synth.faces import UNO_FACE_CODES
+
+    clf = CardClassifier.load(DEFAULT_MODEL, threads=1)
+    _READER = (with_second_opinion(clf, DEFAULT_MODEL),
+               CornerFusion.load(clf.classes, UNO_FACE_CODES))
+
+
+def _read_set(job: tuple[str, int, int]) -> tuple[np.ndarray, list[str], tuple[str, ...]]:
+    """One synthetic set read untempered: (probabilities, true codes, the codes they are over)."""
+    from vision.single_card import read_single_card_probs, synthetic_photos
+    from vision.synth.faces import UNO_FACE_CODES
+
+    kind, seed, count = job
+    if _READER is None:
+        _load_reader()
+    both, corners = _READER  # type: ignore[misc]
+    rows, truth, codes = [], [], ()
+    for code, img, _ in synthetic_photos(kind, count, seed):
+        *_, probs, codes = read_single_card_probs(img, both, UNO_FACE_CODES, None, corners,
+                                                  temperature=1.0)
+        rows.append(probs.astype(np.float64))
+        truth.append(code)
+    return np.array(rows), truth, codes
+
+
+def collect(kinds: Sequence[str], seeds: Sequence[int], count: int, jobs: int = 2
+            ) -> FusedReadings:
+    """Read ``count`` photos of every kind at every seed, ``jobs`` sets at a time."""
+    from vision.single_card import synthetic_maker
+
+    for kind in kinds:
+        synthetic_maker(kind)  # an unknown kind fails before minutes of reading
+    work = [(k, s, count) for s in seeds for k in kinds]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs, initializer=_load_reader) as pool:
+            done = list(pool.map(_read_set, work))
+    else:
+        done = [_read_set(w) for w in work]
+    codes = done[0][2]
+    index = {c: i for i, c in enumerate(codes)}
+    return FusedReadings(np.concatenate([p for p, _, _ in done]),
+                         np.array([index[c] for _, truth, _ in done for c in truth]),
+                         tuple(k for (k, _, n), (p, _, _) in zip(work, done, strict=True)
+                               for _ in range(len(p))),
+                         np.array([s for (_, s, _), (p, _, _) in zip(work, done, strict=True)
+                                   for _ in range(len(p))]), codes)
+
+
+def report(readings: FusedReadings, temperatures: Sequence[float]) -> str:
+    """The fitted temperature, then each temperature scored on all readings and per seed."""
+    from vision.single_card import FUSED_TEMPERATURE
+
+    fitted = fit_temperature(readings.probs, readings.labels)
+    lines = [f"{len(readings.labels)} photos ({', '.join(sorted(set(readings.kinds)))}; seeds "
+             f"{' '.join(str(s) for s in sorted(set(readings.seeds.tolist())))}); "
+             f"shipped T {FUSED_TEMPERATURE}, fitted T {fitted:.3f}"]
+    for t in dict.fromkeys((FUSED_TEMPERATURE, fitted, *temperatures)):
+        lines.append("all   " + score(readings, t).text())
+        for seed in sorted(set(readings.seeds.tolist())):
+            lines.append(f"  seed {seed}  "
+                         + score(readings.subset(readings.seeds == seed), t).text())
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Read the sets, print the fit and the scores."""
+    ap = argparse.ArgumentParser(prog="python -m vision.fused_temperature",
+                                 description="fit the fused single-card reading's temperature "
+                                             "on rendered UNO photos (with both shipped "
+                                             "networks and the corner reader)")
+    ap.add_argument("--seeds", type=int, nargs="+", default=list(TUNING_SEEDS))
+    ap.add_argument("--kinds", nargs="+", default=list(TUNING_KINDS))
+    ap.add_argument("--count", type=int, default=216, help="photos of each kind at each seed")
+    ap.add_argument("--jobs", type=int, default=2, help="sets read at once (processes)")
+    ap.add_argument("--also", type=float, nargs="*", default=[],
+                    help="further temperatures to score on the same readings")
+    args = ap.parse_args(argv)
+    if args.count < 1 or args.jobs < 1 or any(t <= 0 for t in args.also):
+        ap.error("--count and --jobs must be at least 1, temperatures above 0")
+    print(report(collect(args.kinds, args.seeds, args.count, args.jobs), args.also))
+    return 0
+
+
+if __name__ == "__main__":
+    from vision.fused_temperature import main as _main
+
+    try:
+        raise SystemExit(_main())
+    except (ValueError, OSError) as exc:
+        print(f"python -m vision.fused_temperature: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
