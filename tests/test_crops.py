@@ -25,17 +25,18 @@ def test_crop_has_the_input_size(size: int) -> None:
     assert crop.shape == (size, size, 3)
 
 
-@pytest.mark.parametrize(("code", "curls"), [("RB", True), ("RY", True), ("7Y", False),
-                                             ("+2R", False), ("W", False), ("5H", False)])
-def test_only_wide_reverse_crops_curl(code: str, curls: bool) -> None:
-    # the second opinion's crops (curl) differ from the first's only where a wide printing
-    # draws the curled reverse symbol; plain crops and every other code are the same pictures
+@pytest.mark.parametrize(("code", "changes"), [("RB", True), ("RY", True), ("1G", True),
+                                               ("7Y", True), ("+2R", True), ("W", True),
+                                               ("5H", False), ("QS", False)])
+def test_recent_crops_differ_only_in_wide_uno_printings(code: str, changes: bool) -> None:
+    # the second opinion's crops (recent) differ from the first's only where a wide UNO
+    # printing is drawn; plain crops and standard faces are the same pictures
     changed = 0
     for seed in range(12):
         a = training_crop(code, np.random.default_rng(seed), 48)
-        b = training_crop(code, np.random.default_rng(seed), 48, curl=True)
+        b = training_crop(code, np.random.default_rng(seed), 48, recent=True)
         changed += not np.array_equal(a, b)
-        plain = training_crop(code, np.random.default_rng(seed), 48, wide=False, curl=True)
+        plain = training_crop(code, np.random.default_rng(seed), 48, wide=False, recent=True)
         assert np.array_equal(plain, training_crop(code, np.random.default_rng(seed), 48,
                                                    wide=False))
-    assert (changed > 0) is curls
+    assert (changed > 0) is changes

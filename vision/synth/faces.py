@@ -85,6 +85,7 @@ class UnoStyle:
     cards_layout: int = 0  # +4: 0 diamond, 1 staircase down the diagonal, 2 fanned row
     cards_edge: str = ""  # "" as before; "dark", "white" (mini cards) or "shadow"
     curled_reverse: bool = False  # half the reverse symbols drawn as the curled S
+    footless_one: bool = False  # the numeral 1 drawn without its foot (:func:`_footless`)
 
 
 def _hsv_to_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -133,23 +134,27 @@ def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
 BAR_GAP_MAX = 0.3  # the widest gap under 6 and 9, of the numeral's height (wide printings)
 
 
-def widen_uno_style(style: UnoStyle, rng: np.random.Generator, curl: bool = False) -> UnoStyle:
+def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = False
+                    ) -> UnoStyle:
     """``style`` with the print details that real decks vary and that the renders used to fix.
 
     WHY: on real photos the classifier confused 3 with 8, 6 with 0, 9 with 6, +2 with reverse and
     +4 with wild. Real numerals are a heavy, condensed italic with a thick black outline that
     nearly closes the counters of 3 and 6; the bar under 6 and 9 sits close under the numeral and
     varies in thickness between printings; the small cards of +2 and +4 are turned, stacked
-    and edged differently from printing to printing. ``curl``: the reverse symbol is also drawn,
-    half the time, as current decks print it, two arrows curled into an S (``_curled_arrows``;
-    the second opinion's recipe, :func:`vision.train.classifier.train_classifier`; it draws
-    nothing from ``rng``). Only training crops draw these (after the
-    base style, from the same generator), so that scenes and tuning photos keep their pictures.
+    and edged differently from printing to printing. ``recent`` (the second opinion's recipe,
+    :func:`vision.train.classifier.train_classifier`) adds two details of recent printings: the
+    reverse symbol is also drawn, half the time, as two arrows curled into an S
+    (``_curled_arrows``), and half the printings draw the numeral 1 without a foot
+    (:func:`_footless`; every training font draws one, and the UNO photos read 1 as 7 more than
+    any other digit confusion); without it nothing more is drawn from ``rng``. Only training
+    crops draw these (after the base style, from the same generator), so that scenes and tuning
+    photos keep their pictures.
     The bar's gap reaches ``BAR_GAP_MAX`` of the numeral's height: the plain style's bar lies
     about 25% under it, and a model trained on gaps up to 20% lost 6 ↔ 9 on plain renders.
     """
     heavy = rng.random() < 0.7
-    return replace(
+    wide = replace(
         style,
         weight=float(rng.uniform(0.0, 0.07)) if heavy else 0.0,
         outline=float(rng.uniform(0.0, 0.09)),
@@ -160,8 +165,11 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator, curl: bool = Fals
         cards_tilt=float(rng.uniform(-30, 20)) if rng.random() < 0.6 else 0.0,
         cards_layout=int(rng.integers(3)),
         cards_edge=str(rng.choice(["dark", "white", "shadow"], p=[0.45, 0.3, 0.25])),
-        curled_reverse=curl,
+        curled_reverse=recent,
     )
+    if recent and rng.random() < 0.5:
+        wide = replace(wide, footless_one=True)
+    return wide
 
 
 CLASSIC_UNO = UnoStyle(
@@ -483,10 +491,32 @@ def _place(canvas: np.ndarray, layer: np.ndarray, centre: tuple[float, float], h
 # ----------------------------------------------------------------------------- UNO
 
 
+def _footless(layer: np.ndarray) -> np.ndarray:
+    """A 1 (an RGBA glyph layer) without its foot, as recent UNO printings draw it: below 60% of
+    its height only the stem's columns (those inked half-way up) keep their ink, and the layer
+    is cut to the ink left, with the glyph layer's padding. WHY: every training font draws the
+    foot, and without one a 1 with its flag is a 7's shape; a glyph cut from the same fonts keeps
+    their weight and stroke."""
+    ink = layer[..., 3] > 127
+    rows = np.flatnonzero(ink.any(axis=1))
+    if rows.size == 0:
+        return layer
+    stem = np.flatnonzero(ink[(rows[0] + rows[-1]) // 2])
+    out = layer.copy()
+    low = rows[0] + int(0.6 * (rows[-1] - rows[0]))
+    out[low:, :stem[0]] = 0
+    out[low:, stem[-1] + 1:] = 0
+    pad = int(np.flatnonzero(ink.any(axis=0))[0])  # the glyph layer's margin
+    cols = np.flatnonzero((out[..., 3] > 127).any(axis=0))
+    return out[:, max(int(cols[0]) - pad, 0): int(cols[-1]) + 1 + pad].copy()
+
+
 def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tuple[int, int, int],
                       small: bool, rng: np.random.Generator | None) -> np.ndarray:
     if symbol.isdigit():
         layer = _text_layer(symbol, style.font, rgb)
+        if symbol == "1" and style.footless_one:
+            layer = _footless(layer)
         if style.weight > 0:
             layer = _heavier(layer, int(style.weight * layer.shape[0]), rgb)
         if symbol in "69":
@@ -777,21 +807,21 @@ def render_standard(code: str, size: tuple[int, int] = DEFAULT_SIZE,
 # ----------------------------------------------------------------------------- public
 
 
-def _drawn_style(rng: np.random.Generator, wide: bool, curl: bool) -> UnoStyle:
+def _drawn_style(rng: np.random.Generator, wide: bool, recent: bool) -> UnoStyle:
     style = draw_uno_style(rng)
-    return widen_uno_style(style, rng, curl) if wide else style
+    return widen_uno_style(style, rng, recent) if wide else style
 
 
 def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEFAULT_SIZE,
                 style: UnoStyle | None = None, deck: str | None = None,
-                wide: bool = False, curl: bool = False) -> np.ndarray:
+                wide: bool = False, recent: bool = False) -> np.ndarray:
     """Render the whole face of ``code`` (a UNO or standard code, ``JK`` or ``BACK``).
 
     The printing is drawn from ``rng`` unless ``style`` is given; ``BACK`` is an UNO back or a
     patterned standard back (``deck`` = "uno"/"standard" picks, else ``rng`` does). Returns a
     portrait BGR uint8 image of ``size`` = (width, height). ``wide`` (training crops) also draws
-    the print details of :func:`widen_uno_style` for a drawn UNO printing, ``curl`` with them
-    the curled reverse symbol.
+    the print details of :func:`widen_uno_style` for a drawn UNO printing, ``recent`` with them
+    recent printings' details.
     """
     if not isinstance(code, str):
         raise FaceError(f"card code must be a string, got {type(code).__name__}")
@@ -804,9 +834,9 @@ def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEF
             deck = "uno" if rng.random() < 0.5 else "standard"
         if deck == "standard":
             return render_standard(code, size, rng)
-        return render_uno(code, style or _drawn_style(rng, wide, curl), size, rng)
+        return render_uno(code, style or _drawn_style(rng, wide, recent), size, rng)
     if code in UNO_FACE_CODES:
-        return render_uno(code, style or _drawn_style(rng, wide, curl), size, rng)
+        return render_uno(code, style or _drawn_style(rng, wide, recent), size, rng)
     if code in STANDARD_FACE_CODES:
         return render_standard(code, size, rng)
     raise FaceError(f"no face for card code {code!r}: give a UNO or standard code, JK or BACK")

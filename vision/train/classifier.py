@@ -117,16 +117,17 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
 
     ``seed`` 0 is the network every reader uses; ``seed`` N > 0 a second opinion, read only
     beside it by the single-card reader (their probabilities averaged), whose wide printings
-    also draw the reverse symbol as current decks print it (a curled S; ``curl``). WHY only the
-    second: seed 0 is also the standard-photo reader's witness, the UNO check's and the table
-    reader's network, and retrained with the curl it moved the CC BY figures by a new
-    training's luck (thirty-ninth session, models/README.md); the second opinion reaches the
-    single-card reader's reverse cards and nothing else."""
+    also draw details of recent printings (``recent``: the reverse symbol as a curled S, numerals
+    whose 1 has no foot; :func:`vision.synth.faces.widen_uno_style`). WHY only the second: seed
+    0 is also the standard-photo reader's witness, the UNO check's and the table reader's
+    network, and retrained with the curl it moved the CC BY figures by a new training's luck
+    (thirty-ninth session, models/README.md); the second opinion reaches the single-card
+    reader's photos and nothing else."""
     from vision.train.data import build_dataset
 
     t0 = time.time()
     data = runs / "classifier_data"
-    n = build_dataset(data, per_class, imgsz, workers=workers, curl=seed > 0)
+    n = build_dataset(data, per_class, imgsz, workers=workers, recent=seed > 0)
     log(f"rendered {n} crops in {time.time() - t0:.0f} s")
     t1 = time.time()
     best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)
