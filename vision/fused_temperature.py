@@ -126,12 +126,11 @@ def collect(kinds: Sequence[str], seeds: Sequence[int], count: int, jobs: int = 
         done = [_read_set(w) for w in work]
     codes = done[0][2]
     index = {c: i for i, c in enumerate(codes)}
+    sizes = [len(truth) for _, truth, _ in done]
     return FusedReadings(np.concatenate([p for p, _, _ in done]),
                          np.array([index[c] for _, truth, _ in done for c in truth]),
-                         tuple(k for (k, _, n), (p, _, _) in zip(work, done, strict=True)
-                               for _ in range(len(p))),
-                         np.array([s for (_, s, _), (p, _, _) in zip(work, done, strict=True)
-                                   for _ in range(len(p))]), codes)
+                         tuple(str(k) for k in np.repeat([k for k, _, _ in work], sizes)),
+                         np.repeat([s for _, s, _ in work], sizes), codes)
 
 
 def report(readings: FusedReadings, temperatures: Sequence[float]) -> str:
