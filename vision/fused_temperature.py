@@ -18,7 +18,6 @@ rendered photos only, never on real ones: the real photo sets are measured, not 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -169,10 +168,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from vision.fused_temperature import main as _main
+    from vision.module_main import run_module
 
-    try:
-        raise SystemExit(_main())
-    except (ValueError, OSError) as exc:
-        print(f"python -m vision.fused_temperature: error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run_module("vision.fused_temperature")

@@ -21,7 +21,6 @@ rougher measure.
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,8 +97,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        raise SystemExit(main())
-    except (ValueError, OSError) as exc:
-        print(f"python -m vision.locate_eval: error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    from vision.module_main import run_module
+
+    run_module("vision.locate_eval")

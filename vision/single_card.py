@@ -28,7 +28,6 @@ quad is never exact.
 from __future__ import annotations
 
 import itertools
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -1104,12 +1103,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # the imported module's main, not this __main__ copy's: one copy of every class (Jitter,
-    # SingleCardError) for this module and the modules that import it
-    from vision.single_card import main as _main
+    from vision.module_main import run_module
 
-    try:
-        raise SystemExit(_main())
-    except (ValueError, OSError) as exc:  # a bad argument or file: say so, no traceback
-        print(f"python -m vision.single_card: error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run_module("vision.single_card")

@@ -508,7 +508,7 @@ def _footless(layer: np.ndarray) -> np.ndarray:
     out[low:, stem[-1] + 1:] = 0
     pad = int(np.flatnonzero(ink.any(axis=0))[0])  # the glyph layer's margin
     cols = np.flatnonzero((out[..., 3] > 127).any(axis=0))
-    return out[:, max(int(cols[0]) - pad, 0): int(cols[-1]) + 1 + pad].copy()
+    return out[:, max(int(cols[0]) - pad, 0): int(cols[-1]) + 1 + pad]
 
 
 def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tuple[int, int, int],
