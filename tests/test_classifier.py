@@ -12,7 +12,7 @@ import pytest
 
 from vision.classifier import (
     DEFAULT_MODEL,
-    SECOND_MODEL,
+    LATER_TRAININGS,
     CardClassifier,
     ClassifierError,
     Ensemble,
@@ -177,13 +177,14 @@ def test_a_model_of_ones_own_is_read_alone(clf: CardClassifier, tmp_path: Path) 
     assert with_second_opinion(clf, None) is clf
 
 
-@pytest.mark.skipif(not SECOND_MODEL.is_file(), reason="no second training shipped")
-def test_the_shipped_model_is_read_with_its_second_training(clf: CardClassifier) -> None:
-    pair = with_second_opinion(clf, DEFAULT_MODEL)
-    assert isinstance(pair, Ensemble) and len(pair.members) == 2
-    second = pair.members[1]
-    assert second.classes == clf.classes
-    assert second.meta["training"]["seed"] == 1
+@pytest.mark.skipif(not LATER_TRAININGS[0].is_file(), reason="no later training shipped")
+def test_the_shipped_model_is_read_with_its_later_trainings(clf: CardClassifier) -> None:
+    shipped = [p for p in LATER_TRAININGS if p.is_file()]
+    group = with_second_opinion(clf, DEFAULT_MODEL)
+    assert isinstance(group, Ensemble) and group.members[0] is clf
+    later = group.members[1:]
+    assert [m.meta["training"]["seed"] for m in later] == [int(p.stem[-1]) for p in shipped]
+    assert all(m.classes == clf.classes for m in later)
 
 
 def test_a_second_seed_trains_a_second_opinion(tmp_path: Path) -> None:

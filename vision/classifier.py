@@ -24,9 +24,11 @@ import cv2
 import numpy as np
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"
-SECOND_MODEL = DEFAULT_MODEL.with_name("card_classifier_seed1.onnx")
-"""A second training of the shipped recipe (``cardtable train --part card --seed 1``): the photo
-of one card is read by both (:func:`with_second_opinion`)."""
+LATER_TRAININGS = tuple(DEFAULT_MODEL.with_name(f"card_classifier_seed{seed}.onnx")
+                       for seed in (1, 2))
+"""Further trainings of the whole-card recipe (``cardtable train --part card --seed N``, whose
+renders also draw recent printings' details): the photo of one card is read by the shipped model
+and every one of these that is shipped (:func:`with_second_opinion`)."""
 WHITE_TARGET = 235.0
 MIN_CROP = 12
 
@@ -251,15 +253,17 @@ class Ensemble:
 
 
 @cache
-def _second_model() -> CardClassifier:
-    return CardClassifier.load(SECOND_MODEL, threads=1)
+def _later_trainings() -> tuple[CardClassifier, ...]:
+    return tuple(CardClassifier.load(path, threads=1) for path in LATER_TRAININGS
+                 if path.is_file())
 
 
 def with_second_opinion(classifier: CardClassifier, path: str | Path | None
                         ) -> CardClassifier | Ensemble:
-    """``classifier``, loaded from ``path``, with the shipped second training beside it
-    (:data:`SECOND_MODEL`, loaded once) when it is the shipped model and that file is there;
-    else ``classifier`` alone (a model of the user's own, ``--model``)."""
-    if path is None or Path(path).resolve() != DEFAULT_MODEL or not SECOND_MODEL.is_file():
+    """``classifier``, loaded from ``path``, with the shipped later trainings beside it
+    (:data:`LATER_TRAININGS`, loaded once) when it is the shipped model and any of them is
+    there; else ``classifier`` alone (a model of the user's own, ``--model``)."""
+    if path is None or Path(path).resolve() != DEFAULT_MODEL:
         return classifier
-    return Ensemble((classifier, _second_model()))
+    later = _later_trainings()
+    return Ensemble((classifier, *later)) if later else classifier

@@ -143,9 +143,9 @@ class TableReader:
     pips: Any = None
     model_path: Path | None = None
     """The file ``classifier`` was loaded from (:meth:`load` sets it). The photo of one UNO card
-    (:func:`uno_card_detection`) is read with the shipped second training beside it when this is
-    the shipped model (:func:`vision.classifier.with_second_opinion` decides, and loads it at the
-    first such photo); a deck enrolled from photos is read by ``classifier`` alone."""
+    (:func:`uno_card_detection`) is read with the shipped later trainings beside it when this is
+    the shipped model (:func:`vision.classifier.with_second_opinion` decides, and loads them at
+    the first such photo); a deck enrolled from photos is read by ``classifier`` alone."""
     profile: Any = None
     """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), used where it
     was photographed: one enrolled on the mat (``cardtable enrol --mat``) adapts the cards on
