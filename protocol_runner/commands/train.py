@@ -47,10 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "with --corners: only the index spotter or only the rank/suit reader")
     p.add_argument("--seed", type=int, default=0,
                    help="the training's seed (the renders keep theirs): --part card (0 made "
-                        "card_classifier.onnx; N > 0 writes card_classifier_seedN.onnx, the "
-                        "single-card reader's second opinion, whose renders also draw recent "
-                        "printings' reverse symbol and footless 1), or --corners for the rank/suit "
-                        "reader (0 made the shipped one); compare recipes over several")
+                        "card_classifier.onnx; N > 0 writes card_classifier_seedN.onnx, whose "
+                        "renders also draw recent printings' reverse symbol and footless 1; the "
+                        "single-card reader reads seeds 1 and 2 beside 0), or --corners for the "
+                        "rank/suit reader (0 made the shipped one); compare recipes over several")
     p.set_defaults(handler=run)
 
 
