@@ -12,6 +12,7 @@ import pytest
 
 from vision.classifier import (
     DEFAULT_MODEL,
+    LATER_SEEDS,
     LATER_TRAININGS,
     CardClassifier,
     ClassifierError,
@@ -179,11 +180,11 @@ def test_a_model_of_ones_own_is_read_alone(clf: CardClassifier, tmp_path: Path) 
 
 @pytest.mark.skipif(not LATER_TRAININGS[0].is_file(), reason="no later training shipped")
 def test_the_shipped_model_is_read_with_its_later_trainings(clf: CardClassifier) -> None:
-    shipped = [p for p in LATER_TRAININGS if p.is_file()]
+    shipped = [s for s, p in zip(LATER_SEEDS, LATER_TRAININGS, strict=True) if p.is_file()]
     group = with_second_opinion(clf, DEFAULT_MODEL)
     assert isinstance(group, Ensemble) and group.members[0] is clf
     later = group.members[1:]
-    assert [m.meta["training"]["seed"] for m in later] == [int(p.stem[-1]) for p in shipped]
+    assert [m.meta["training"]["seed"] for m in later] == shipped
     assert all(m.classes == clf.classes for m in later)
 
 

@@ -24,8 +24,16 @@ import cv2
 import numpy as np
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"
-LATER_TRAININGS = tuple(DEFAULT_MODEL.with_name(f"card_classifier_seed{seed}.onnx")
-                       for seed in (1, 2))
+
+
+def training_path(seed: int, folder: Path = DEFAULT_MODEL.parent) -> Path:
+    """Where ``cardtable train --part card --seed N`` writes its network (seed 0: the shipped
+    model's name), and so where the readers look for it."""
+    return folder / ("card_classifier.onnx" if seed == 0 else f"card_classifier_seed{seed}.onnx")
+
+
+LATER_SEEDS = (1, 2)
+LATER_TRAININGS = tuple(training_path(seed) for seed in LATER_SEEDS)
 """Further trainings of the whole-card recipe (``cardtable train --part card --seed N``, whose
 renders also draw recent printings' details): the photo of one card is read by the shipped model
 and every one of these that is shipped (:func:`with_second_opinion`)."""

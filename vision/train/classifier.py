@@ -115,14 +115,16 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
                      batch: int = 128, workers: int = 2, log=print, seed: int = 0) -> dict:
     """The whole recipe: render data, train, export ONNX + JSON, calibrate. Returns the metadata.
 
-    ``seed`` 0 is the network every reader uses; ``seed`` N > 0 a second opinion, read only
-    beside it by the single-card reader (their probabilities averaged), whose wide printings
+    ``seed`` 0 is the network every reader uses; ``seed`` N > 0 a later training, read beside
+    it by the single-card reader when N is one of :data:`vision.classifier.LATER_SEEDS` (their
+    probabilities averaged), whose wide printings
     also draw details of recent printings (``recent``: the reverse symbol as a curled S, numerals
     whose 1 has no foot; :func:`vision.synth.faces.widen_uno_style`). WHY only the second: seed
     0 is also the standard-photo reader's witness, the UNO check's and the table reader's
     network, and retrained with the curl it moved the CC BY figures by a new training's luck
     (thirty-ninth session, models/README.md); the second opinion reaches the single-card
     reader's photos and nothing else."""
+    from vision.classifier import training_path
     from vision.train.data import build_dataset
 
     t0 = time.time()
@@ -132,8 +134,7 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
     t1 = time.time()
     best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)
     log(f"trained {epochs} epochs in {time.time() - t1:.0f} s")
-    onnx_path = out_dir / ("card_classifier.onnx" if seed == 0 else
-                           f"card_classifier_seed{seed}.onnx")
+    onnx_path = training_path(seed, out_dir)
     classes, feat_dim = export_onnx(best, onnx_path, imgsz)
     meta = {
         "classes": classes, "input_size": imgsz, "temperature": 1.0, "feature_dim": feat_dim,
