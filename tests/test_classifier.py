@@ -18,11 +18,12 @@ from vision.classifier import (
     ClassifierError,
     Ensemble,
     white_balance,
-    with_second_opinion,
+    with_later_trainings,
 )
 from vision.synth.crops import training_crop
 from vision.synth.faces import ALL_FACE_CODES, UNO_FACE_CODES, canonical_face
-from vision.train.data import SPLIT_SEED
+from vision.train.classifier import render_stream
+from vision.train.data import SPLIT_SEED, build_dataset
 
 
 @pytest.fixture(scope="module")
@@ -171,24 +172,24 @@ def test_a_bad_ensemble_is_refused(clf: CardClassifier, members: object, message
 
 
 def test_a_model_of_ones_own_is_read_alone(clf: CardClassifier, tmp_path: Path) -> None:
-    """The second opinion belongs to the shipped model: a model given with --model, or none
+    """The later trainings belong to the shipped model: a model given with --model, or none
     named, is read alone."""
     own = tmp_path / "mine.onnx"
-    assert with_second_opinion(clf, own) is clf
-    assert with_second_opinion(clf, None) is clf
+    assert with_later_trainings(clf, own) is clf
+    assert with_later_trainings(clf, None) is clf
 
 
 @pytest.mark.skipif(not LATER_TRAININGS[0].is_file(), reason="no later training shipped")
 def test_the_shipped_model_is_read_with_its_later_trainings(clf: CardClassifier) -> None:
     shipped = [s for s, p in zip(LATER_SEEDS, LATER_TRAININGS, strict=True) if p.is_file()]
-    group = with_second_opinion(clf, DEFAULT_MODEL)
+    group = with_later_trainings(clf, DEFAULT_MODEL)
     assert isinstance(group, Ensemble) and group.members[0] is clf
     later = group.members[1:]
     assert [m.meta["training"]["seed"] for m in later] == shipped
     assert all(m.classes == clf.classes for m in later)
 
 
-def test_a_second_seed_trains_a_second_opinion(tmp_path: Path) -> None:
+def test_a_later_seed_trains_a_later_training(tmp_path: Path) -> None:
     """`cardtable train --part card --seed 1 --quick`: the network of another training seed
     goes beside the first one, named for its seed, with the seed in its metadata."""
     pytest.importorskip("ultralytics")
@@ -200,7 +201,7 @@ def test_a_second_seed_trains_a_second_opinion(tmp_path: Path) -> None:
     second = CardClassifier.load(tmp_path / "out" / "card_classifier_seed1.onnx")
     assert second.meta["training"]["seed"] == 1
     assert second.classes == CardClassifier.load(DEFAULT_MODEL).classes
-    # its renders are the second opinion's: wide printings draw recent printings' details
+    # its renders are the later trainings': wide printings draw recent printings' details
     changed = 0
     for code in ("RB", "RG", "RR", "RY", "1B", "1G"):
         for i in range(6):
@@ -211,3 +212,28 @@ def test_a_second_seed_trains_a_second_opinion(tmp_path: Path) -> None:
             changed += not np.array_equal(img, training_crop(code, np.random.default_rng(seed),
                                                              96))
     assert changed
+
+
+@pytest.mark.parametrize(("seed", "stream"), [(0, ()), (1, ()), (2, ()), (3, (3,)), (11, (11,))])
+def test_trainings_after_the_first_three_render_crops_of_their_own(
+        seed: int, stream: tuple[int, ...]) -> None:
+    assert render_stream(seed) == stream
+
+
+def test_a_render_stream_draws_other_crops_and_the_empty_one_the_first(tmp_path: Path) -> None:
+    """The first stream's crops are the ones seeds 0-2 were trained on; another stream's are
+    other draws, each its own crop seed with the stream appended."""
+    codes = ("RR", "6Y")
+    for stream in ((), (3,)):
+        assert build_dataset(tmp_path / str(stream), {"train": 2}, 96, codes=codes, workers=1,
+                             recent=True, stream=stream) == 4
+    for index, code in enumerate(codes):  # a crop's seed: split, the code's place in codes, i
+        for i in range(2):
+            seed = [SPLIT_SEED["train"], index, i]
+            first, own = (cv2.imread(str(tmp_path / str(s) / "train" / code / f"{i:05d}.png"))
+                          for s in ((), (3,)))
+            assert np.array_equal(first, training_crop(code, np.random.default_rng(seed), 96,
+                                                       recent=True))
+            assert np.array_equal(own, training_crop(code, np.random.default_rng([*seed, 3]),
+                                                     96, recent=True))
+            assert not np.array_equal(first, own)

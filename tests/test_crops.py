@@ -29,7 +29,7 @@ def test_crop_has_the_input_size(size: int) -> None:
                                                ("7Y", True), ("+2R", True), ("W", True),
                                                ("5H", False), ("QS", False)])
 def test_recent_crops_differ_only_in_wide_uno_printings(code: str, changes: bool) -> None:
-    # the second opinion's crops (recent) differ from the first's only where a wide UNO
+    # the later trainings' crops (recent) differ from the first's only where a wide UNO
     # printing is drawn; plain crops and standard faces are the same pictures
     changed = 0
     for seed in range(12):

@@ -63,7 +63,7 @@ def test_score_is_the_mean_negative_log_likelihood(probs: list[float], label: in
 def test_untempered_readings_are_the_shipped_reading_before_its_temperature() -> None:
     """Tempered by the shipped constant, the collected readings are exactly what the reader
     gives: the fit scores the distribution the user sees."""
-    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_second_opinion
+    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
     from vision.corner_index import CornerFusion
     from vision.synth.faces import UNO_FACE_CODES
 
@@ -71,7 +71,7 @@ def test_untempered_readings_are_the_shipped_reading_before_its_temperature() ->
     assert readings.probs.shape[0] == 3 and readings.kinds == ("held",) * 3
     np.testing.assert_allclose(readings.probs.sum(axis=1), 1.0, rtol=1e-6)
     clf = CardClassifier.load(DEFAULT_MODEL, threads=1)
-    both = with_second_opinion(clf, DEFAULT_MODEL)
+    both = with_later_trainings(clf, DEFAULT_MODEL)
     corners = CornerFusion.load(clf.classes, UNO_FACE_CODES)
     for i, (code, img, _) in enumerate(synthetic_photos("held", 3, 7)):
         assert readings.codes[readings.labels[i]] == code

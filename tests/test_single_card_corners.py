@@ -355,14 +355,14 @@ def test_detect_reads_a_uno_photo_as_the_single_card_reader_does(table_reader, c
     """`cardtable detect` (and `cardtable eval` on a labels.csv) read a surely-UNO photo with
     its corner indices over the UNO faces: the same code and probability as
     `python -m vision.single_card --deck uno`, the distribution zero off the UNO faces."""
-    from vision.classifier import DEFAULT_MODEL, with_second_opinion
+    from vision.classifier import DEFAULT_MODEL, with_later_trainings
     from vision.photo_detect import still_detector
     from vision.recognise import uno_card_detection
 
     code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
     image = make(code, np.random.default_rng([seed, i]))[0]
     # both read with the shipped model's second training beside it
-    both = with_second_opinion(clf, DEFAULT_MODEL)
+    both = with_later_trainings(clf, DEFAULT_MODEL)
     _, want, p = read_single_card(image, both, UNO_FACE_CODES, None, fusion)
     (found,) = still_detector(table_reader)(image)
     assert (found.code, found.confidence) == (want, pytest.approx(p))

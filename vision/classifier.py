@@ -32,11 +32,11 @@ def training_path(seed: int, folder: Path = DEFAULT_MODEL.parent) -> Path:
     return folder / ("card_classifier.onnx" if seed == 0 else f"card_classifier_seed{seed}.onnx")
 
 
-LATER_SEEDS = (1, 2)
+LATER_SEEDS = (1, 2, 3)
 LATER_TRAININGS = tuple(training_path(seed) for seed in LATER_SEEDS)
 """Further trainings of the whole-card recipe (``cardtable train --part card --seed N``, whose
 renders also draw recent printings' details): the photo of one card is read by the shipped model
-and every one of these that is shipped (:func:`with_second_opinion`)."""
+and every one of these that is shipped (:func:`with_later_trainings`)."""
 WHITE_TARGET = 235.0
 MIN_CROP = 12
 
@@ -266,7 +266,7 @@ def _later_trainings() -> tuple[CardClassifier, ...]:
                  if path.is_file())
 
 
-def with_second_opinion(classifier: CardClassifier, path: str | Path | None
+def with_later_trainings(classifier: CardClassifier, path: str | Path | None
                         ) -> CardClassifier | Ensemble:
     """``classifier``, loaded from ``path``, with the shipped later trainings beside it
     (:data:`LATER_TRAININGS`, loaded once) when it is the shipped model and any of them is

@@ -83,12 +83,12 @@ _READER: tuple[object, object] | None = None
 def _load_reader() -> None:
     """Load the shipped pair and corner reader once per worker process (one thread each)."""
     global _READER
-    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_second_opinion
+    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
     from vision.corner_index import CornerFusion
     from vision.synth.faces import UNO_FACE_CODES
 
     clf = CardClassifier.load(DEFAULT_MODEL, threads=1)
-    _READER = (with_second_opinion(clf, DEFAULT_MODEL),
+    _READER = (with_later_trainings(clf, DEFAULT_MODEL),
                CornerFusion.load(clf.classes, UNO_FACE_CODES))
 
 

@@ -144,7 +144,7 @@ class TableReader:
     model_path: Path | None = None
     """The file ``classifier`` was loaded from (:meth:`load` sets it). The photo of one UNO card
     (:func:`uno_card_detection`) is read with the shipped later trainings beside it when this is
-    the shipped model (:func:`vision.classifier.with_second_opinion` decides, and loads them at
+    the shipped model (:func:`vision.classifier.with_later_trainings` decides, and loads them at
     the first such photo); a deck enrolled from photos is read by ``classifier`` alone."""
     profile: Any = None
     """An enrolled deck (:class:`vision.enrol.DeckProfile`, ``cardtable enrol``), used where it
@@ -442,7 +442,7 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     (models/README.md), and the figure the README gives for real UNO photos. A photo the
     whole-card classifier calls surely UNO is read over the UNO faces alone."""
     from protocol_runner.cards import uno_faces
-    from vision.classifier import with_second_opinion
+    from vision.classifier import with_later_trainings
     from vision.corner_index import CornerFusion
     from vision.single_card import SingleCardError, read_single_card_probs
     from vision.synth.scenes import canonical_quad
@@ -452,7 +452,7 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     fusion = CornerFusion.over(reader.strip, reader.classes, [c.code for c in uno_faces()])
     # a deck enrolled from photos adapts the one network's features
     whole = reader.classifier if reader.photo_profile is not None \
-        else with_second_opinion(reader.classifier, reader.model_path)
+        else with_later_trainings(reader.classifier, reader.model_path)
     try:
         found, code, conf, probs, codes = read_single_card_probs(
             image, whole, fusion.codes, reader.photo_profile, fusion, cands=cands)

@@ -1032,7 +1032,7 @@ def main(argv: list[str] | None = None) -> int:
     print the figures."""
     import argparse
 
-    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_second_opinion
+    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
 
     ap = argparse.ArgumentParser(prog="python -m vision.single_card")
     ap.add_argument("labels", type=Path,
@@ -1074,7 +1074,7 @@ def main(argv: list[str] | None = None) -> int:
                                     colour=args.colour == "on")
     # the photo of one card is read by the shipped second training too, unless a deck is
     # enrolled (a profile adapts one classifier's features)
-    both = with_second_opinion(clf, args.model)
+    both = with_later_trainings(clf, args.model)
     if str(args.labels).startswith("synthetic:"):
         print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count,
                                  clf if args.enrol_style is not None else both, allowed,

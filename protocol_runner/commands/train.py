@@ -48,8 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0,
                    help="the training's seed (the renders keep theirs): --part card (0 made "
                         "card_classifier.onnx; N > 0 writes card_classifier_seedN.onnx, whose "
-                        "renders also draw recent printings' reverse symbol and footless 1; the "
-                        "single-card reader reads seeds 1 and 2 beside 0), or --corners for the "
+                        "renders also draw recent printings' reverse symbol and footless 1, and "
+                        "from seed 3 on are its own; the single-card reader reads seeds 1-3 "
+                        "beside 0), or --corners for the "
                         "rank/suit reader (0 made the shipped one); compare recipes over several")
     p.set_defaults(handler=run)
 

@@ -117,7 +117,7 @@ def training_crop(code: str, rng: np.random.Generator, size: int,
 
     ``wide`` None draws the print style (plain in ``PLAIN_SHARE`` of crops); True or False
     forces it, for comparing models on plain and wide renders of otherwise the same draws.
-    ``recent``: wide printings also draw recent printings' details (the second opinion's
+    ``recent``: wide printings also draw recent printings' details (the later trainings'
     crops; :func:`vision.synth.faces.widen_uno_style`).
     """
     plain = rng.random() < PLAIN_SHARE

@@ -142,7 +142,7 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = Fa
     +4 with wild. Real numerals are a heavy, condensed italic with a thick black outline that
     nearly closes the counters of 3 and 6; the bar under 6 and 9 sits close under the numeral and
     varies in thickness between printings; the small cards of +2 and +4 are turned, stacked
-    and edged differently from printing to printing. ``recent`` (the second opinion's recipe,
+    and edged differently from printing to printing. ``recent`` (the later trainings' recipe,
     :func:`vision.train.classifier.train_classifier`) adds two details of recent printings: the
     reverse symbol is also drawn, half the time, as two arrows curled into an S
     (``_curled_arrows``), and half the printings draw the numeral 1 without a foot

@@ -111,6 +111,19 @@ def calibrate(model_path: Path, calib_dir: Path) -> dict:
     return meta
 
 
+FIRST_STREAM_SEEDS = (0, 1, 2)
+
+
+def render_stream(seed: int) -> tuple[int, ...]:
+    """What the training of ``seed`` appends to every crop's seed: nothing for
+    :data:`FIRST_STREAM_SEEDS` (rendered as they were trained), else the seed itself.
+
+    WHY: seeds 1 and 2 saw the very same crops and differ only in their weights' start and batch
+    order; a later training read beside them brings data of its own to the average, not another
+    look at the same crops."""
+    return () if seed in FIRST_STREAM_SEEDS else (seed,)
+
+
 def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str, int], epochs: int,
                      batch: int = 128, workers: int = 2, log=print, seed: int = 0) -> dict:
     """The whole recipe: render data, train, export ONNX + JSON, calibrate. Returns the metadata.
@@ -119,17 +132,18 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
     it by the single-card reader when N is one of :data:`vision.classifier.LATER_SEEDS` (their
     probabilities averaged), whose wide printings
     also draw details of recent printings (``recent``: the reverse symbol as a curled S, numerals
-    whose 1 has no foot; :func:`vision.synth.faces.widen_uno_style`). WHY only the second: seed
+    whose 1 has no foot; :func:`vision.synth.faces.widen_uno_style`). WHY only the later ones: seed
     0 is also the standard-photo reader's witness, the UNO check's and the table reader's
     network, and retrained with the curl it moved the CC BY figures by a new training's luck
-    (thirty-ninth session, models/README.md); the second opinion reaches the single-card
+    (thirty-ninth session, models/README.md); the later trainings reach the single-card
     reader's photos and nothing else."""
     from vision.classifier import training_path
     from vision.train.data import build_dataset
 
     t0 = time.time()
     data = runs / "classifier_data"
-    n = build_dataset(data, per_class, imgsz, workers=workers, recent=seed > 0)
+    n = build_dataset(data, per_class, imgsz, workers=workers, recent=seed > 0,
+                      stream=render_stream(seed))
     log(f"rendered {n} crops in {time.time() - t0:.0f} s")
     t1 = time.time()
     best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)
