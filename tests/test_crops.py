@@ -40,3 +40,19 @@ def test_recent_crops_differ_only_in_wide_uno_printings(code: str, changes: bool
         assert np.array_equal(plain, training_crop(code, np.random.default_rng(seed), 48,
                                                    wide=False))
     assert (changed > 0) is changes
+
+
+@pytest.mark.parametrize(("code", "changes"), [("6Y", True), ("1B", True), ("RB", True),
+                                               ("5H", False), ("QS", False)])
+def test_other_typefaces_change_only_wide_uno_printings(code: str, changes: bool) -> None:
+    # a later training with renders of its own (typefaces) draws one more number for every wide
+    # UNO printing, so those crops are other draws; plain crops and standard faces stay
+    changed = 0
+    for seed in range(12):
+        a = training_crop(code, np.random.default_rng(seed), 48, recent=True)
+        b = training_crop(code, np.random.default_rng(seed), 48, recent=True, typefaces=True)
+        changed += not np.array_equal(a, b)
+        plain = [training_crop(code, np.random.default_rng(seed), 48, wide=False, recent=True,
+                               typefaces=t) for t in (False, True)]
+        assert np.array_equal(*plain)
+    assert (changed > 0) is changes

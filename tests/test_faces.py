@@ -12,6 +12,8 @@ from vision.synth.faces import (
     BAR_GAP_MAX,
     CLASSIC_UNO,
     FONT_FILES,
+    OTHER_TYPEFACES,
+    UNSEEN_FONTS,
     FaceError,
     _curled_arrows,
     _footless,
@@ -211,6 +213,39 @@ def test_recent_printings_curl_and_may_cut_the_foot_of_the_one(seed: int) -> Non
     rng = np.random.default_rng(seed)
     widen_uno_style(base, rng)  # the draws of the straight style come first
     assert recent.footless_one is (rng.random() < 0.5)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_other_typefaces_take_half_the_printings_drawn_after_the_recent_details(seed: int) -> None:
+    base = draw_uno_style(np.random.default_rng(seed))
+    recent = widen_uno_style(base, np.random.default_rng(seed), recent=True)
+    other = widen_uno_style(base, np.random.default_rng(seed), recent=True, typefaces=True)
+    rng = np.random.default_rng(seed)
+    widen_uno_style(base, rng, recent=True)  # the recent style's draws come first
+    if rng.random() < 0.5:
+        first = len(FONT_FILES) + len(UNSEEN_FONTS)
+        assert first <= other.font < first + len(OTHER_TYPEFACES) and other.weight == 0.0
+        assert replace(other, font=recent.font, weight=recent.weight) == recent
+    else:
+        assert other == recent
+
+
+def test_other_typefaces_are_a_share_of_printings_and_each_is_drawn() -> None:
+    base = draw_uno_style(np.random.default_rng(0))
+    fonts = [widen_uno_style(base, np.random.default_rng(i), recent=True, typefaces=True).font
+             for i in range(300)]
+    first = len(FONT_FILES) + len(UNSEEN_FONTS)
+    other = [f - first for f in fonts if f >= first]
+    assert 0.4 < len(other) / len(fonts) < 0.6
+    assert set(other) == set(range(len(OTHER_TYPEFACES)))
+
+
+@pytest.mark.parametrize("name", OTHER_TYPEFACES)
+def test_each_other_typeface_is_shipped_and_draws_every_symbol_it_prints(name: str) -> None:
+    index = (FONT_FILES + UNSEEN_FONTS + OTHER_TYPEFACES).index(name)
+    for text in (*"0123456789", "+2", "+4", "W", "UNO"):
+        layer = _text_layer(text, index, (30, 30, 200))
+        assert (layer[..., 3] > 127).sum() > 200, (name, text)
 
 
 def _foot_ratio(layer: np.ndarray) -> float:

@@ -112,13 +112,14 @@ def _camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def training_crop(code: str, rng: np.random.Generator, size: int,
-                  wide: bool | None = None, recent: bool = False) -> np.ndarray:
+                  wide: bool | None = None, recent: bool = False, typefaces: bool = False
+                  ) -> np.ndarray:
     """One augmented, rectified and preprocessed crop of ``code`` (BGR, ``size``×``size``).
 
     ``wide`` None draws the print style (plain in ``PLAIN_SHARE`` of crops); True or False
     forces it, for comparing models on plain and wide renders of otherwise the same draws.
     ``recent``: wide printings also draw recent printings' details (the later trainings'
-    crops; :func:`vision.synth.faces.widen_uno_style`).
+    crops; :func:`vision.synth.faces.widen_uno_style`), ``typefaces`` also other typefaces.
     """
     plain = rng.random() < PLAIN_SHARE
     if wide is None:
@@ -127,7 +128,8 @@ def training_crop(code: str, rng: np.random.Generator, size: int,
     # ones would blur the fine print (the 6/9 bar, the small cards) a larger input is for
     fw = int(rng.uniform(52, 112) * max(1.0, size / 64))
     fh = int(fw * rng.uniform(1.38, 1.6))
-    face = render_face(code, rng, size=(fw, fh), wide=wide, recent=recent)
+    face = render_face(code, rng, size=(fw, fh), wide=wide, recent=recent,
+                       typefaces=typefaces)
     # the card on a table, then cut out again through a slightly wrong quad
     m = int(0.2 * fw)
     bg = _background(rng, fh + 2 * m, fw + 2 * m)

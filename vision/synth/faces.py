@@ -30,6 +30,10 @@ FONT_FILES = (
     "DejaVuSans-Bold.ttf", "DejaVuSansCondensed-Bold.ttf", "DejaVuSerifCondensed-Bold.ttf"
 )
 UNSEEN_FONTS = ("DejaVuSans-ExtraLight.ttf",)
+OTHER_TYPEFACES = ("Roboto-Black.ttf", "SourceSansPro-Black.ttf", "FredokaOne-Regular.ttf")
+"""Black cuts of three other families, drawn only by trainings with ``typefaces``
+(:func:`widen_uno_style`): shapes of 1, 5, 6 and 9 that no DejaVu cut has (a 1 without a foot,
+rounder bowls)."""
 """Fonts no training render draws (``draw_uno_style`` picks among ``FONT_FILES`` only): the
 thin numerals of :func:`printing` ``thin:SEED``, a deck unlike every render, on which deck
 enrolment is measured."""
@@ -134,8 +138,8 @@ def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
 BAR_GAP_MAX = 0.3  # the widest gap under 6 and 9, of the numeral's height (wide printings)
 
 
-def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = False
-                    ) -> UnoStyle:
+def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = False,
+                    typefaces: bool = False) -> UnoStyle:
     """``style`` with the print details that real decks vary and that the renders used to fix.
 
     WHY: on real photos the classifier confused 3 with 8, 6 with 0, 9 with 6, +2 with reverse and
@@ -147,7 +151,9 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = Fa
     reverse symbol is also drawn, half the time, as two arrows curled into an S
     (``_curled_arrows``), and half the printings draw the numeral 1 without a foot
     (:func:`_footless`; every training font draws one, and the UNO photos read 1 as 7 more than
-    any other digit confusion); without it nothing more is drawn from ``rng``. Only training
+    any other digit confusion); without it nothing more is drawn from ``rng``. ``typefaces``
+    then draws half the printings' numerals and indices in one of :data:`OTHER_TYPEFACES`,
+    without extra weight (they are black cuts already). Only training
     crops draw these (after the base style, from the same generator), so that scenes and tuning
     photos keep their pictures.
     The bar's gap reaches ``BAR_GAP_MAX`` of the numeral's height: the plain style's bar lies
@@ -169,6 +175,9 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = Fa
     )
     if recent and rng.random() < 0.5:
         wide = replace(wide, footless_one=True)
+    if typefaces and rng.random() < 0.5:
+        first = len(FONT_FILES) + len(UNSEEN_FONTS)
+        wide = replace(wide, font=first + int(rng.integers(len(OTHER_TYPEFACES))), weight=0.0)
     return wide
 
 
@@ -184,7 +193,8 @@ CLASSIC_UNO = UnoStyle(
 
 @lru_cache(maxsize=64)
 def _font(index: int, px: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(ASSETS / "fonts" / (FONT_FILES + UNSEEN_FONTS)[index]), px)
+    files = FONT_FILES + UNSEEN_FONTS + OTHER_TYPEFACES
+    return ImageFont.truetype(str(ASSETS / "fonts" / files[index]), px)
 
 
 PRINTINGS = ("plain", "thin")
@@ -807,21 +817,23 @@ def render_standard(code: str, size: tuple[int, int] = DEFAULT_SIZE,
 # ----------------------------------------------------------------------------- public
 
 
-def _drawn_style(rng: np.random.Generator, wide: bool, recent: bool) -> UnoStyle:
+def _drawn_style(rng: np.random.Generator, wide: bool, recent: bool, typefaces: bool
+                 ) -> UnoStyle:
     style = draw_uno_style(rng)
-    return widen_uno_style(style, rng, recent) if wide else style
+    return widen_uno_style(style, rng, recent, typefaces) if wide else style
 
 
 def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEFAULT_SIZE,
                 style: UnoStyle | None = None, deck: str | None = None,
-                wide: bool = False, recent: bool = False) -> np.ndarray:
+                wide: bool = False, recent: bool = False, typefaces: bool = False
+                ) -> np.ndarray:
     """Render the whole face of ``code`` (a UNO or standard code, ``JK`` or ``BACK``).
 
     The printing is drawn from ``rng`` unless ``style`` is given; ``BACK`` is an UNO back or a
     patterned standard back (``deck`` = "uno"/"standard" picks, else ``rng`` does). Returns a
     portrait BGR uint8 image of ``size`` = (width, height). ``wide`` (training crops) also draws
     the print details of :func:`widen_uno_style` for a drawn UNO printing, ``recent`` with them
-    recent printings' details.
+    recent printings' details and ``typefaces`` other typefaces.
     """
     if not isinstance(code, str):
         raise FaceError(f"card code must be a string, got {type(code).__name__}")
@@ -834,9 +846,9 @@ def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEF
             deck = "uno" if rng.random() < 0.5 else "standard"
         if deck == "standard":
             return render_standard(code, size, rng)
-        return render_uno(code, style or _drawn_style(rng, wide, recent), size, rng)
+        return render_uno(code, style or _drawn_style(rng, wide, recent, typefaces), size, rng)
     if code in UNO_FACE_CODES:
-        return render_uno(code, style or _drawn_style(rng, wide, recent), size, rng)
+        return render_uno(code, style or _drawn_style(rng, wide, recent, typefaces), size, rng)
     if code in STANDARD_FACE_CODES:
         return render_standard(code, size, rng)
     raise FaceError(f"no face for card code {code!r}: give a UNO or standard code, JK or BACK")

@@ -120,7 +120,8 @@ def render_stream(seed: int) -> tuple[int, ...]:
 
     WHY: seeds 1 and 2 saw the very same crops and differ only in their weights' start and batch
     order; a later training read beside them brings data of its own to the average, not another
-    look at the same crops."""
+    look at the same crops. Such a training's wide printings also draw other typefaces
+    (:data:`vision.synth.faces.OTHER_TYPEFACES`; forty-second session)."""
     return () if seed in FIRST_STREAM_SEEDS else (seed,)
 
 
@@ -143,7 +144,7 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
     t0 = time.time()
     data = runs / "classifier_data"
     n = build_dataset(data, per_class, imgsz, workers=workers, recent=seed > 0,
-                      stream=render_stream(seed))
+                      typefaces=seed not in FIRST_STREAM_SEEDS, stream=render_stream(seed))
     log(f"rendered {n} crops in {time.time() - t0:.0f} s")
     t1 = time.time()
     best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)
