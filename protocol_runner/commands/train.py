@@ -46,11 +46,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "or the single-card locator's card mask; "
                         "with --corners: only the index spotter or only the rank/suit reader")
     p.add_argument("--seed", type=int, default=0,
-                   help="the training's seed (the renders keep theirs): --part card (0 made "
-                        "card_classifier.onnx; N > 0 writes card_classifier_seedN.onnx, whose "
-                        "renders also draw recent printings' reverse symbol and footless 1, and "
-                        "from seed 3 on are its own, in three more typefaces; the single-card "
-                        "reader reads seeds 1, 2 and 4 beside 0), or --corners for the "
+                   help="the training's seed: --part card (0 made card_classifier.onnx; "
+                        "N > 0 writes card_classifier_seedN.onnx, whose renders also draw "
+                        "recent printings' reverse symbol and footless 1, and from seed 3 on "
+                        "are its own (0-2 share theirs), in three more typefaces; the "
+                        "single-card reader reads seeds 1, 2 and 4 beside 0), or --corners for the "
                         "rank/suit reader (0 made the shipped one); compare recipes over several")
     p.set_defaults(handler=run)
 
