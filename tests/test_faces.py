@@ -12,8 +12,8 @@ from vision.synth.faces import (
     BAR_GAP_MAX,
     CLASSIC_UNO,
     FONT_FILES,
+    FONTS,
     OTHER_TYPEFACES,
-    UNSEEN_FONTS,
     FaceError,
     _curled_arrows,
     _footless,
@@ -223,8 +223,7 @@ def test_other_typefaces_take_half_the_printings_drawn_after_the_recent_details(
     rng = np.random.default_rng(seed)
     widen_uno_style(base, rng, recent=True)  # the recent style's draws come first
     if rng.random() < 0.5:
-        first = len(FONT_FILES) + len(UNSEEN_FONTS)
-        assert first <= other.font < first + len(OTHER_TYPEFACES) and other.weight == 0.0
+        assert FONTS[other.font] in OTHER_TYPEFACES and other.weight == 0.0
         assert replace(other, font=recent.font, weight=recent.weight) == recent
     else:
         assert other == recent
@@ -234,15 +233,14 @@ def test_other_typefaces_are_a_share_of_printings_and_each_is_drawn() -> None:
     base = draw_uno_style(np.random.default_rng(0))
     fonts = [widen_uno_style(base, np.random.default_rng(i), recent=True, typefaces=True).font
              for i in range(300)]
-    first = len(FONT_FILES) + len(UNSEEN_FONTS)
-    other = [f - first for f in fonts if f >= first]
+    other = [FONTS[f] for f in fonts if FONTS[f] in OTHER_TYPEFACES]
     assert 0.4 < len(other) / len(fonts) < 0.6
-    assert set(other) == set(range(len(OTHER_TYPEFACES)))
+    assert set(other) == set(OTHER_TYPEFACES)
 
 
 @pytest.mark.parametrize("name", OTHER_TYPEFACES)
 def test_each_other_typeface_is_shipped_and_draws_every_symbol_it_prints(name: str) -> None:
-    index = (FONT_FILES + UNSEEN_FONTS + OTHER_TYPEFACES).index(name)
+    index = FONTS.index(name)
     for text in (*"0123456789", "+2", "+4", "W", "UNO"):
         layer = _text_layer(text, index, (30, 30, 200))
         assert (layer[..., 3] > 127).sum() > 200, (name, text)

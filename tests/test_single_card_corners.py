@@ -361,7 +361,7 @@ def test_detect_reads_a_uno_photo_as_the_single_card_reader_does(table_reader, c
 
     code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
     image = make(code, np.random.default_rng([seed, i]))[0]
-    # both read with the shipped model's second training beside it
+    # both read with the shipped model's later trainings beside it
     both = with_later_trainings(clf, DEFAULT_MODEL)
     _, want, p = read_single_card(image, both, UNO_FACE_CODES, None, fusion)
     (found,) = still_detector(table_reader)(image)

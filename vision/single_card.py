@@ -1072,7 +1072,7 @@ def main(argv: list[str] | None = None) -> int:
 
         corners = CornerFusion.load(clf.classes, allowed, balance=args.balance == "on",
                                     colour=args.colour == "on")
-    # the photo of one card is read by the shipped second training too, unless a deck is
+    # the photo of one card is read by the shipped later trainings too, unless a deck is
     # enrolled (a profile adapts one classifier's features)
     both = with_later_trainings(clf, args.model)
     if str(args.labels).startswith("synthetic:"):

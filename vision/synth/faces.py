@@ -30,13 +30,15 @@ FONT_FILES = (
     "DejaVuSans-Bold.ttf", "DejaVuSansCondensed-Bold.ttf", "DejaVuSerifCondensed-Bold.ttf"
 )
 UNSEEN_FONTS = ("DejaVuSans-ExtraLight.ttf",)
+"""Fonts no training render draws (``draw_uno_style`` picks among ``FONT_FILES`` only): the
+thin numerals of :func:`printing` ``thin:SEED``, a deck unlike every render, on which deck
+enrolment is measured."""
 OTHER_TYPEFACES = ("Roboto-Black.ttf", "SourceSansPro-Black.ttf", "FredokaOne-Regular.ttf")
 """Black cuts of three other families, drawn only by trainings with ``typefaces``
 (:func:`widen_uno_style`): shapes of 1, 5, 6 and 9 that no DejaVu cut has (a 1 without a foot,
 rounder bowls)."""
-"""Fonts no training render draws (``draw_uno_style`` picks among ``FONT_FILES`` only): the
-thin numerals of :func:`printing` ``thin:SEED``, a deck unlike every render, on which deck
-enrolment is measured."""
+FONTS = FONT_FILES + UNSEEN_FONTS + OTHER_TYPEFACES
+"""Every font file, in the order ``UnoStyle.font`` indexes."""
 DEFAULT_SIZE = (240, 360)
 SUPERSAMPLE = 2
 
@@ -176,8 +178,8 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = Fa
     if recent and rng.random() < 0.5:
         wide = replace(wide, footless_one=True)
     if typefaces and rng.random() < 0.5:
-        first = len(FONT_FILES) + len(UNSEEN_FONTS)
-        wide = replace(wide, font=first + int(rng.integers(len(OTHER_TYPEFACES))), weight=0.0)
+        other = OTHER_TYPEFACES[int(rng.integers(len(OTHER_TYPEFACES)))]
+        wide = replace(wide, font=FONTS.index(other), weight=0.0)
     return wide
 
 
@@ -193,8 +195,7 @@ CLASSIC_UNO = UnoStyle(
 
 @lru_cache(maxsize=64)
 def _font(index: int, px: int) -> ImageFont.FreeTypeFont:
-    files = FONT_FILES + UNSEEN_FONTS + OTHER_TYPEFACES
-    return ImageFont.truetype(str(ASSETS / "fonts" / files[index]), px)
+    return ImageFont.truetype(str(ASSETS / "fonts" / FONTS[index]), px)
 
 
 PRINTINGS = ("plain", "thin")
@@ -216,7 +217,7 @@ def printing(spec: str) -> UnoStyle:
         raise FaceError(f"printing {spec!r}: give KIND:SEED with KIND one of "
                         f"{', '.join(PRINTINGS)}, e.g. thin:7, or classic")
     style = draw_uno_style(np.random.default_rng(int(seed)))
-    return replace(style, font=len(FONT_FILES)) if kind == "thin" else style
+    return replace(style, font=FONTS.index(UNSEEN_FONTS[0])) if kind == "thin" else style
 
 
 # ----------------------------------------------------------------------------- layers

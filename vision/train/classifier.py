@@ -143,8 +143,9 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
 
     t0 = time.time()
     data = runs / "classifier_data"
+    stream = render_stream(seed)
     n = build_dataset(data, per_class, imgsz, workers=workers, recent=seed > 0,
-                      typefaces=seed not in FIRST_STREAM_SEEDS, stream=render_stream(seed))
+                      typefaces=bool(stream), stream=stream)
     log(f"rendered {n} crops in {time.time() - t0:.0f} s")
     t1 = time.time()
     best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)
