@@ -21,8 +21,14 @@ from vision.classifier import (
     with_later_trainings,
 )
 from vision.synth.crops import training_crop
-from vision.synth.faces import ALL_FACE_CODES, UNO_FACE_CODES, canonical_face
-from vision.train.classifier import render_stream
+from vision.synth.faces import (
+    ALL_FACE_CODES,
+    LATER_TYPEFACES,
+    OTHER_TYPEFACES,
+    UNO_FACE_CODES,
+    canonical_face,
+)
+from vision.train.classifier import render_stream, training_typefaces
 from vision.train.data import SPLIT_SEED, build_dataset
 
 
@@ -218,6 +224,15 @@ def test_a_later_seed_trains_a_later_training(tmp_path: Path) -> None:
 def test_trainings_after_the_first_three_render_crops_of_their_own(
         seed: int, stream: tuple[int, ...]) -> None:
     assert render_stream(seed) == stream
+
+
+@pytest.mark.parametrize(("seed", "typefaces"), [
+    (0, ()), (1, ()), (2, ()), (3, OTHER_TYPEFACES), (4, OTHER_TYPEFACES),
+    (5, OTHER_TYPEFACES + LATER_TYPEFACES), (11, OTHER_TYPEFACES + LATER_TYPEFACES)])
+def test_a_typeface_family_is_drawn_only_by_the_trainings_after_it(
+        seed: int, typefaces: tuple[str, ...]) -> None:
+    # seed 4 was trained before Lato was shipped: its crops must stay the ones it saw
+    assert training_typefaces(seed) == typefaces
 
 
 def test_a_render_stream_draws_other_crops_and_the_empty_one_the_first(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from vision.synth.faces import (
     CLASSIC_UNO,
     FONT_FILES,
     FONTS,
+    LATER_TYPEFACES,
     OTHER_TYPEFACES,
     FaceError,
     _curled_arrows,
@@ -215,30 +216,38 @@ def test_recent_printings_curl_and_may_cut_the_foot_of_the_one(seed: int) -> Non
     assert recent.footless_one is (rng.random() < 0.5)
 
 
+TYPEFACE_SETS = (OTHER_TYPEFACES, OTHER_TYPEFACES + LATER_TYPEFACES)
+
+
+@pytest.mark.parametrize("typefaces", TYPEFACE_SETS)
 @pytest.mark.parametrize("seed", range(40))
-def test_other_typefaces_take_half_the_printings_drawn_after_the_recent_details(seed: int) -> None:
+def test_other_typefaces_take_half_the_printings_drawn_after_the_recent_details(
+        seed: int, typefaces: tuple[str, ...]) -> None:
     base = draw_uno_style(np.random.default_rng(seed))
     recent = widen_uno_style(base, np.random.default_rng(seed), recent=True)
-    other = widen_uno_style(base, np.random.default_rng(seed), recent=True, typefaces=True)
+    other = widen_uno_style(base, np.random.default_rng(seed), recent=True, typefaces=typefaces)
     rng = np.random.default_rng(seed)
     widen_uno_style(base, rng, recent=True)  # the recent style's draws come first
     if rng.random() < 0.5:
-        assert FONTS[other.font] in OTHER_TYPEFACES and other.weight == 0.0
+        assert other.font == FONTS.index(typefaces[int(rng.integers(len(typefaces)))])
+        assert other.weight == 0.0
         assert replace(other, font=recent.font, weight=recent.weight) == recent
     else:
         assert other == recent
 
 
-def test_other_typefaces_are_a_share_of_printings_and_each_is_drawn() -> None:
+@pytest.mark.parametrize("typefaces", TYPEFACE_SETS)
+def test_other_typefaces_are_a_share_of_printings_and_each_is_drawn(
+        typefaces: tuple[str, ...]) -> None:
     base = draw_uno_style(np.random.default_rng(0))
-    fonts = [widen_uno_style(base, np.random.default_rng(i), recent=True, typefaces=True).font
-             for i in range(300)]
-    other = [FONTS[f] for f in fonts if FONTS[f] in OTHER_TYPEFACES]
+    fonts = [widen_uno_style(base, np.random.default_rng(i), recent=True,
+                             typefaces=typefaces).font for i in range(300)]
+    other = [FONTS[f] for f in fonts if FONTS[f] in typefaces]
     assert 0.4 < len(other) / len(fonts) < 0.6
-    assert set(other) == set(OTHER_TYPEFACES)
+    assert set(other) == set(typefaces)
 
 
-@pytest.mark.parametrize("name", OTHER_TYPEFACES)
+@pytest.mark.parametrize("name", OTHER_TYPEFACES + LATER_TYPEFACES)
 def test_each_other_typeface_is_shipped_and_draws_every_symbol_it_prints(name: str) -> None:
     index = FONTS.index(name)
     for text in (*"0123456789", "+2", "+4", "W", "UNO"):

@@ -112,14 +112,14 @@ def _camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def training_crop(code: str, rng: np.random.Generator, size: int,
-                  wide: bool | None = None, recent: bool = False, typefaces: bool = False
-                  ) -> np.ndarray:
+                  wide: bool | None = None, recent: bool = False,
+                  typefaces: tuple[str, ...] = ()) -> np.ndarray:
     """One augmented, rectified and preprocessed crop of ``code`` (BGR, ``size``×``size``).
 
     ``wide`` None draws the print style (plain in ``PLAIN_SHARE`` of crops); True or False
     forces it, for comparing models on plain and wide renders of otherwise the same draws.
     ``recent``: wide printings also draw recent printings' details (the later trainings'
-    crops; :func:`vision.synth.faces.widen_uno_style`), ``typefaces`` also other typefaces.
+    crops; :func:`vision.synth.faces.widen_uno_style`), ``typefaces`` also these font files.
     """
     plain = rng.random() < PLAIN_SHARE
     if wide is None:

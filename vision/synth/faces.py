@@ -34,10 +34,13 @@ UNSEEN_FONTS = ("DejaVuSans-ExtraLight.ttf",)
 thin numerals of :func:`printing` ``thin:SEED``, a deck unlike every render, on which deck
 enrolment is measured."""
 OTHER_TYPEFACES = ("Roboto-Black.ttf", "SourceSansPro-Black.ttf", "FredokaOne-Regular.ttf")
-"""Black cuts of three other families, drawn only by trainings with ``typefaces``
+"""Black cuts of three other families, drawn only by trainings given ``typefaces``
 (:func:`widen_uno_style`): shapes of 1, 5, 6 and 9 that no DejaVu cut has (a 1 without a foot,
 rounder bowls)."""
-FONTS = FONT_FILES + UNSEEN_FONTS + OTHER_TYPEFACES
+LATER_TYPEFACES = ("Lato-Black.ttf",)
+"""A fourth family, drawn beside :data:`OTHER_TYPEFACES` by trainings after seed 4
+(:func:`vision.train.classifier.training_typefaces`): wide, round numerals with open bowls."""
+FONTS = FONT_FILES + UNSEEN_FONTS + OTHER_TYPEFACES + LATER_TYPEFACES
 """Every font file, in the order ``UnoStyle.font`` indexes."""
 DEFAULT_SIZE = (240, 360)
 SUPERSAMPLE = 2
@@ -141,7 +144,7 @@ BAR_GAP_MAX = 0.3  # the widest gap under 6 and 9, of the numeral's height (wide
 
 
 def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = False,
-                    typefaces: bool = False) -> UnoStyle:
+                    typefaces: tuple[str, ...] = ()) -> UnoStyle:
     """``style`` with the print details that real decks vary and that the renders used to fix.
 
     WHY: on real photos the classifier confused 3 with 8, 6 with 0, 9 with 6, +2 with reverse and
@@ -154,8 +157,8 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = Fa
     (``_curled_arrows``), and half the printings draw the numeral 1 without a foot
     (:func:`_footless`; every training font draws one, and the UNO photos read 1 as 7 more than
     any other digit confusion); without it nothing more is drawn from ``rng``. ``typefaces``
-    then draws half the printings' numerals and indices in one of :data:`OTHER_TYPEFACES`,
-    without extra weight (they are black cuts already). Only training
+    (font files of :data:`FONTS`) then draws half the printings' numerals and indices in one of
+    them, without extra weight (they are black cuts already). Only training
     crops draw these (after the base style, from the same generator), so that scenes and tuning
     photos keep their pictures.
     The bar's gap reaches ``BAR_GAP_MAX`` of the numeral's height: the plain style's bar lies
@@ -178,7 +181,7 @@ def widen_uno_style(style: UnoStyle, rng: np.random.Generator, recent: bool = Fa
     if recent and rng.random() < 0.5:
         wide = replace(wide, footless_one=True)
     if typefaces and rng.random() < 0.5:
-        other = OTHER_TYPEFACES[int(rng.integers(len(OTHER_TYPEFACES)))]
+        other = typefaces[int(rng.integers(len(typefaces)))]
         wide = replace(wide, font=FONTS.index(other), weight=0.0)
     return wide
 
@@ -818,7 +821,7 @@ def render_standard(code: str, size: tuple[int, int] = DEFAULT_SIZE,
 # ----------------------------------------------------------------------------- public
 
 
-def _drawn_style(rng: np.random.Generator, wide: bool, recent: bool, typefaces: bool
+def _drawn_style(rng: np.random.Generator, wide: bool, recent: bool, typefaces: tuple[str, ...]
                  ) -> UnoStyle:
     style = draw_uno_style(rng)
     return widen_uno_style(style, rng, recent, typefaces) if wide else style
@@ -826,7 +829,7 @@ def _drawn_style(rng: np.random.Generator, wide: bool, recent: bool, typefaces: 
 
 def render_face(code: str, rng: np.random.Generator, size: tuple[int, int] = DEFAULT_SIZE,
                 style: UnoStyle | None = None, deck: str | None = None,
-                wide: bool = False, recent: bool = False, typefaces: bool = False
+                wide: bool = False, recent: bool = False, typefaces: tuple[str, ...] = ()
                 ) -> np.ndarray:
     """Render the whole face of ``code`` (a UNO or standard code, ``JK`` or ``BACK``).
 

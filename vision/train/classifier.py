@@ -121,8 +121,26 @@ def render_stream(seed: int) -> tuple[int, ...]:
     WHY: seeds 1 and 2 saw the very same crops and differ only in their weights' start and batch
     order; a later training read beside them brings data of its own to the average, not another
     look at the same crops. Such a training's wide printings also draw other typefaces
-    (:data:`vision.synth.faces.OTHER_TYPEFACES`; forty-second session)."""
+    (:func:`training_typefaces`)."""
     return () if seed in FIRST_STREAM_SEEDS else (seed,)
+
+
+LATER_TYPEFACES_FROM = 5
+"""The first seed that also draws :data:`vision.synth.faces.LATER_TYPEFACES`."""
+
+
+def training_typefaces(seed: int) -> tuple[str, ...]:
+    """The other font files the training of ``seed`` draws for half its wide printings: none on
+    the first stream, :data:`~vision.synth.faces.OTHER_TYPEFACES` (forty-second session) for seeds
+    before :data:`LATER_TYPEFACES_FROM`, and a fourth family from it on (forty-third).
+
+    WHY by seed: each shipped training must stay the output of its command, so a family added
+    later is drawn only by the seeds trained after it."""
+    from vision.synth.faces import LATER_TYPEFACES, OTHER_TYPEFACES
+
+    if not render_stream(seed):
+        return ()
+    return OTHER_TYPEFACES + (LATER_TYPEFACES if seed >= LATER_TYPEFACES_FROM else ())
 
 
 def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str, int], epochs: int,
@@ -145,7 +163,7 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
     data = runs / "classifier_data"
     stream = render_stream(seed)
     n = build_dataset(data, per_class, imgsz, workers=workers, recent=seed > 0,
-                      typefaces=bool(stream), stream=stream)
+                      typefaces=training_typefaces(seed), stream=stream)
     log(f"rendered {n} crops in {time.time() - t0:.0f} s")
     t1 = time.time()
     best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)

@@ -21,7 +21,8 @@ from vision.synth.faces import ALL_FACE_CODES
 SPLIT_SEED = {"train": 1, "val": 2, "calib": 3}
 
 
-def _write_class(job: tuple[str, str, int, int, int, str, bool, bool, tuple[int, ...]]) -> int:
+def _write_class(job: tuple[str, str, int, int, int, str, bool, tuple[str, ...], tuple[int, ...]]
+                 ) -> int:
     root, split, index, count, size, code, recent, typefaces, stream = job
     folder = Path(root) / split / code
     folder.mkdir(parents=True, exist_ok=True)
@@ -34,11 +35,11 @@ def _write_class(job: tuple[str, str, int, int, int, str, bool, bool, tuple[int,
 
 def build_dataset(root: Path, per_class: dict[str, int], size: int,
                   codes: tuple[str, ...] = ALL_FACE_CODES, workers: int = 2,
-                  recent: bool = False, typefaces: bool = False,
+                  recent: bool = False, typefaces: tuple[str, ...] = (),
                   stream: tuple[int, ...] = ()) -> int:
     """Render ``per_class[split]`` crops of every code into ``root``; returns the total count.
     ``recent``: wide printings also draw recent printings' details, ``typefaces`` other
-    typefaces (:func:`training_crop`).
+    font files (:func:`training_crop`).
     ``stream``: appended to every crop's seed, for renders independent of the first stream's."""
     if root.exists():
         shutil.rmtree(root)
