@@ -35,8 +35,9 @@ def training_path(seed: int, folder: Path = DEFAULT_MODEL.parent) -> Path:
 LATER_SEEDS = (4, 5, 6)
 LATER_TRAININGS = tuple(training_path(seed) for seed in LATER_SEEDS)
 """Further trainings of the whole-card recipe (``cardtable train --part card --seed N``, whose
-renders also draw recent printings' details): the photo of one card is read by the shipped model
-and every one of these that is shipped (:func:`with_later_trainings`)."""
+renders also draw recent printings' details, and these three, on crops of their own, other
+typefaces: :func:`vision.train.classifier.training_typefaces`): the photo of one card is read by
+the shipped model and every one of these that is shipped (:func:`with_later_trainings`)."""
 WHITE_TARGET = 235.0
 MIN_CROP = 12
 

@@ -51,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "recent printings' reverse symbol and footless 1, and from seed 3 on "
                         "are its own (0-2 share theirs), in three more typefaces (four from "
                         "seed 5 on); the single-card reader reads seeds 4, 5 and 6 beside 0), "
-                        "or --corners for the "
-                        "rank/suit reader (0 made the shipped one); compare recipes over several")
+                        "or --corners for the rank/suit reader (0 made the shipped one); compare "
+                        "recipes over several")
     p.set_defaults(handler=run)
 
 
