@@ -161,9 +161,8 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
 
     t0 = time.time()
     data = runs / "classifier_data"
-    stream = render_stream(seed)
     n = build_dataset(data, per_class, imgsz, workers=workers, recent=seed > 0,
-                      typefaces=training_typefaces(seed), stream=stream)
+                      typefaces=training_typefaces(seed), stream=render_stream(seed))
     log(f"rendered {n} crops in {time.time() - t0:.0f} s")
     t1 = time.time()
     best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)
