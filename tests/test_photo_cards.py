@@ -395,6 +395,8 @@ def test_the_shipped_reader_never_rounds_a_probability_to_zero() -> None:
     (["train", "--seed", "1"], "--seed is the whole-card classifier's (--part card) or the"),
     (["train", "--part", "strip", "--seed", "1"], "--seed is the whole-card classifier's"),
     (["train", "--corners", "--part", "spotter", "--seed", "1"], "or the rank/suit reader's"),
+    (["train", "--part", "card", "--wide"], "--wide is the corner-strip network's"),
+    (["train", "--wide"], "give --part strip"),
 ])
 def test_corner_parts_need_corners(argv: list[str], message: str,
                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,10 +17,13 @@ from vision.strip_classifier import (
     DEFAULT_STRIP_MODEL,
     STRIP_CLASSES,
     STRIP_SIZE,
+    WIDE_STRIP_MODEL,
     StripClassifier,
     StripClassifierError,
+    StripEnsemble,
     corner_patch_quad,
     cut_patch,
+    with_wide_strip,
 )
 from vision.synth.video import Camera, render_world
 from vision.train.strip import face_pool, make_patches
@@ -99,6 +102,19 @@ def test_whole_card_corners_leave_the_fanned_patches_as_they_were():
         assert all(p.shape == (STRIP_SIZE, STRIP_SIZE, 3) for p in both[code])
 
 
+@pytest.mark.parametrize(("styles", "wide"), [(1, 0), (1, 2), (2, 1)])
+def test_wide_printings_join_the_pool_after_the_plain_ones(styles, wide):
+    """The wide printings come from a generator of their own: the plain faces are the bytes they
+    were without them, and the wide ones differ from every plain one."""
+    classes = ("1B", "RG")
+    plain = face_pool(7, styles, classes)
+    pool = face_pool(7, styles, classes, wide=wide)
+    for code in classes:
+        assert len(pool[code]) == styles + wide
+        assert all(np.array_equal(a, b) for a, b in zip(plain[code], pool[code], strict=False))
+        assert not any(np.array_equal(w, p) for w in pool[code][styles:] for p in plain[code])
+
+
 def test_whole_card_corners_of_held_out_printings_are_read(strip):
     """The index corner of a single card (no neighbours; sharper, washed out, under a finger),
     as the single-card reader (vision.corner_index) cuts it."""
@@ -123,3 +139,47 @@ def test_cut_patch_averages_a_close_up_down(px_per_mm, min_std, max_std):
     patch = cut_patch(image, np.float32([[10, 10], [10 + w, 10], [10 + w, 10 + h], [10, 10 + h]]))
     assert patch.shape == (STRIP_SIZE, STRIP_SIZE, 3)
     assert min_std <= float(patch.std()) <= max_std
+
+
+def test_the_shipped_strip_is_read_with_the_wide_one_and_another_alone(strip, tmp_path: Path):
+    """Only the shipped network is paired: a strip model of the user's own is read alone."""
+    paired = with_wide_strip(strip)
+    assert isinstance(paired, StripEnsemble)
+    assert [m.path for m in paired.members] == [DEFAULT_STRIP_MODEL, WIDE_STRIP_MODEL]
+    for suffix in (".onnx", ".json"):
+        (tmp_path / f"own{suffix}").write_bytes(DEFAULT_STRIP_MODEL.with_suffix(suffix)
+                                                .read_bytes())
+    own = StripClassifier.load(tmp_path / "own.onnx")
+    assert with_wide_strip(own) is own
+
+
+def test_the_ensemble_is_the_members_geometric_mean(strip):
+    patches = [p for v in make_patches(face_pool(7, 1, ("RG", "2G")), 2, 8).values() for p in v]
+    wide = StripClassifier.load(WIDE_STRIP_MODEL)
+    a, b = strip.predict_patches(patches), wide.predict_patches(patches)
+    both = StripEnsemble((strip, wide)).predict_patches(patches)
+    expected = np.sqrt(a * b) / np.sqrt(a * b).sum(axis=1, keepdims=True)
+    assert np.allclose(both, expected, atol=1e-5)
+    assert np.allclose(StripEnsemble((strip, strip)).predict_patches(patches), a, atol=1e-5)
+    assert StripEnsemble((strip, wide)).predict_patches([]).shape == (0, len(STRIP_CLASSES))
+
+
+def test_an_ensemble_of_other_classes_is_refused(strip):
+    other = StripClassifier(strip.session, strip.classes[:-1], strip.input_name)
+    with pytest.raises(StripClassifierError, match="same classes"):
+        StripEnsemble((strip, other))
+    with pytest.raises(StripClassifierError, match="same classes"):
+        StripEnsemble(())
+
+
+def test_the_wide_strip_command_trains_the_wide_network(tmp_path: Path):
+    """`cardtable train --part strip --wide --quick`: the wide network is written beside where
+    the shipped one would go, under its own name, and reads the strip classes."""
+    pytest.importorskip("ultralytics")
+    from protocol_runner.cli import main
+
+    out = tmp_path / "out"
+    assert main(["train", "--part", "strip", "--wide", "--quick", "--runs", str(tmp_path),
+                 "--out", str(out)]) == 0
+    assert not (out / "strip_classifier.onnx").exists()
+    assert StripClassifier.load(out / "strip_classifier_wide.onnx").classes == STRIP_CLASSES

@@ -7,7 +7,8 @@ the bottom-right) is what a person reads then. This module
 
 1. completes a quad cut off by the photo's edge to the card's full aspect (:func:`complete_quad`),
 2. cuts both index corners of the completed card (each the top-left corner of one of the two
-   ways up) and reads them with the corner-strip network (:mod:`vision.strip_classifier`),
+   ways up) and reads them with the corner-strip network (:mod:`vision.strip_classifier`;
+   the shipped one averaged with the one trained on wide printings too, ``with_wide_strip``),
 3. fuses them with the whole-card probabilities as a product of experts over the deck's faces
    (:func:`fuse`). Each corner expert is made robust by a floor: with probability
    ``CORNER_FLOOR`` a corner shows nothing of its index (a finger, glare, a misplaced quad) and
@@ -50,8 +51,10 @@ from vision.strip_classifier import (
     DEFAULT_STRIP_MODEL,
     StripClassifier,
     StripClassifierError,
+    StripEnsemble,
     corner_patch_quad,
     cut_patch,
+    with_wide_strip,
 )
 
 CARD_RATIO = CARD_MM[1] / CARD_MM[0]  # UNO: 88 / 57 = 1.54
@@ -159,8 +162,8 @@ def inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
     return float(inter / area)
 
 
-def read_corners(strip: StripClassifier, image: np.ndarray, quads: Sequence[np.ndarray],
-                 gain: np.ndarray | None = None) -> np.ndarray:
+def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
+                 quads: Sequence[np.ndarray], gain: np.ndarray | None = None) -> np.ndarray:
     """(N, 2, C) strip probabilities of the top-left index corner of each card at ``quads``
     read both ways up (the second is the bottom-right corner, turned); a corner not inside the
     image is a row of NaN. ``quads`` are whole cards' (see :func:`complete_quad`), ordered
@@ -219,7 +222,7 @@ class CornerFusion:
     ``colour``: multiply in the colour of the field as a pixel statistic
     (:mod:`vision.card_colour`)."""
 
-    strip: StripClassifier
+    strip: StripClassifier | StripEnsemble
     codes: tuple[str, ...]
     balance: bool = True
     colour: bool = True
@@ -229,11 +232,13 @@ class CornerFusion:
              path: str | Path = DEFAULT_STRIP_MODEL, balance: bool = True,
              colour: bool = True) -> CornerFusion:
         """The strip model at ``path`` over the codes it shares with the card classifier (and
-        ``allowed``, the game's deck); an error if they share none (e.g. a standard deck)."""
-        return cls.over(StripClassifier.load(path), card_classes, allowed, balance, colour)
+        ``allowed``, the game's deck); an error if they share none (e.g. a standard deck). The
+        shipped model is read with the wide one beside it (:func:`with_wide_strip`)."""
+        return cls.over(with_wide_strip(StripClassifier.load(path)), card_classes, allowed,
+                        balance, colour)
 
     @classmethod
-    def over(cls, strip: StripClassifier, card_classes: Sequence[str],
+    def over(cls, strip: StripClassifier | StripEnsemble, card_classes: Sequence[str],
              allowed: Sequence[str] | None = None, balance: bool = True,
              colour: bool = True) -> CornerFusion:
         """:meth:`load` with a strip model already loaded (a table reader's)."""

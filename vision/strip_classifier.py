@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,10 @@ import numpy as np
 from protocol_runner.cards import BACK, uno_faces
 
 DEFAULT_STRIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "strip_classifier.onnx"
+WIDE_STRIP_MODEL = DEFAULT_STRIP_MODEL.with_name("strip_classifier_wide.onnx")
+"""The corner-strip network trained on wide printings too (``cardtable train --part strip
+--wide``), read beside the shipped one where one card's index corners are read
+(:func:`with_wide_strip`); the table's fanned strips are read by the shipped one alone."""
 CORNER_MM = (13.0, 22.0)
 """The part of a card that stays visible at the closest fanning (13 mm columns, 22 mm rows)."""
 CARD_MM = (57.0, 88.0)
@@ -90,6 +95,8 @@ class StripClassifier:
     temperature: float = 1.0
     """Softmax temperature fitted on held-out renders: the joint decoding (``vision.prior``)
     weighs and flags readings by these probabilities, so they must mean what they say."""
+    path: Path | None = None
+    """The file it was loaded from (:func:`with_wide_strip` pairs the shipped one only)."""
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_STRIP_MODEL, threads: int = 1) -> StripClassifier:
@@ -107,7 +114,7 @@ class StripClassifier:
         opts.inter_op_num_threads = 1
         session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         return cls(session, tuple(meta["classes"]), session.get_inputs()[0].name,
-                   float(meta.get("temperature", 1.0)))
+                   float(meta.get("temperature", 1.0)), path.resolve())
 
     def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
         """(N, C) probabilities for ``STRIP_SIZE``-square BGR patches."""
@@ -121,3 +128,48 @@ class StripClassifier:
     def predict(self, image: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
         """(N, C) probabilities for the cards at ``quads`` (whole-card quads in image px)."""
         return self.predict_patches([cut_patch(image, q) for q in quads])
+
+
+@dataclass(frozen=True)
+class StripEnsemble:
+    """Corner-strip networks over the same classes read as one: the renormalised geometric mean
+    of their probabilities for each patch.
+
+    WHY: the shipped network learned plain printings only and reads real reverse symbols as 2s;
+    the one trained on wide printings too reads them, but takes some 2s for reverses and skips
+    for 0s (models/README.md, forty-fourth session). An average keeps either's quirk from
+    deciding alone, as the whole-card reader's members do (:class:`vision.classifier.Ensemble`).
+    """
+
+    members: tuple[StripClassifier, ...]
+
+    def __post_init__(self) -> None:
+        if not self.members or any(m.classes != self.members[0].classes for m in self.members):
+            raise StripClassifierError("a strip ensemble needs one network or more, all over "
+                                       "the same classes")
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.members[0].classes
+
+    def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, C) probabilities: the members' renormalised geometric mean."""
+        if not len(patches):
+            return np.zeros((0, len(self.classes)), np.float32)
+        logp = np.mean([np.log(np.maximum(m.predict_patches(patches), 1e-12))
+                        for m in self.members], axis=0)
+        out = np.exp(logp - logp.max(axis=1, keepdims=True))
+        return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def _wide_strip() -> StripClassifier | None:
+    return StripClassifier.load(WIDE_STRIP_MODEL) if WIDE_STRIP_MODEL.is_file() else None
+
+
+def with_wide_strip(strip: StripClassifier) -> StripClassifier | StripEnsemble:
+    """``strip`` with the shipped wide network beside it (:data:`WIDE_STRIP_MODEL`, loaded
+    once) when ``strip`` is the shipped model and the wide one is there; else ``strip`` alone
+    (a model of the user's own)."""
+    wide = _wide_strip() if strip.path == DEFAULT_STRIP_MODEL else None
+    return StripEnsemble((strip, wide)) if wide is not None else strip

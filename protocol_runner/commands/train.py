@@ -53,6 +53,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "seed 5 on); the single-card reader reads seeds 4, 5 and 6 beside 0), "
                         "or --corners for the rank/suit reader (0 made the shipped one); compare "
                         "recipes over several")
+    p.add_argument("--wide", action="store_true",
+                   help="--part strip: train strip_classifier_wide.onnx instead, its training "
+                        "printings half plain and half wide (heavy, outlined, other typefaces, "
+                        "the curled reverse); the single-card reader reads it beside the shipped "
+                        "strip")
     p.set_defaults(handler=run)
 
 
@@ -67,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
                           or not args.corners and args.part == "card"):
         raise ValueError("--seed is the whole-card classifier's (--part card) or the rank/suit "
                          "reader's (--corners, --part reader or all)")
+    if args.wide and args.part != "strip":
+        raise ValueError("--wide is the corner-strip network's: give --part strip")
     if args.part in ("card", "strip") and args.corners:
         raise ValueError(f"--part {args.part} is not a part of the corner models: with "
                          "--corners give --part all, spotter or reader")
@@ -137,9 +144,11 @@ def run(args: argparse.Namespace) -> int:
 
     strip = ({"per_class": 6, "styles": 1, "epochs": 1} if args.quick
              else {"per_class": 320, "styles": 16, "epochs": 14})
-    strip_meta = train_strip_classifier(out / "strip_classifier.onnx",
-                                        args.runs.resolve() / "strip", workers=args.workers,
-                                        **strip)
+    model, work = (("strip_classifier_wide", "strip_wide") if args.wide
+                   else ("strip_classifier", "strip"))
+    strip_meta = train_strip_classifier(out / f"{model}.onnx", args.runs.resolve() / work,
+                                        workers=args.workers,
+                                        wide=strip["styles"] if args.wide else 0, **strip)
     print(f"strip classifier: held-out top-1 {strip_meta['held_out_accuracy']}, "
           f"temperature {strip_meta['temperature']}")
     return 0

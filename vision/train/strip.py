@@ -40,11 +40,24 @@ RENDER_PX_PER_MM = 2.0
 FELT_BGR = (110, 45, 95)
 
 
-def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES
+def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wide: int = 0
               ) -> dict[str, list[np.ndarray]]:
     """``styles`` renders of every class at 2 px/mm, each in a random printing (plus the classic
-    look in the training pool, seed 0, since it is one printing people own)."""
-    from vision.synth.faces import canonical_face, render_face
+    look in the training pool, seed 0, since it is one printing people own), then ``wide``
+    renders in wide printings (:func:`vision.synth.faces.widen_uno_style` with recent
+    printings' details and the other typefaces), from a generator of their own.
+
+    WHY the wide printings: the corner indices of real decks are heavy, outlined, in other
+    typefaces, with a footless 1 and a curled reverse symbol, as the whole-card trainings learned
+    since the eighth session; the plain renders alone left the corners reading real 1s as 7s and
+    reverses as 2s. Drawn after the plain ones from ``[seed, 2]``, so the plain faces are the same
+    whatever ``wide`` is."""
+    from vision.synth.faces import (
+        LATER_TYPEFACES,
+        OTHER_TYPEFACES,
+        canonical_face,
+        render_face,
+    )
 
     rng = np.random.default_rng(seed)
     size = (round(CARD_MM[0] * RENDER_PX_PER_MM), round(CARD_MM[1] * RENDER_PX_PER_MM))
@@ -54,6 +67,11 @@ def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES
         if seed == 0:
             faces.append(canonical_face(code, size))
         pool[code] = faces
+    rng_wide = np.random.default_rng([seed, 2])
+    for code in classes:
+        pool[code] += [render_face(code, rng_wide, size=size, deck="uno", wide=True, recent=True,
+                                   typefaces=OTHER_TYPEFACES + LATER_TYPEFACES)
+                       for _ in range(wide)]
     return pool
 
 
@@ -206,13 +224,14 @@ def write_folder(patches: dict[str, list[np.ndarray]], folder: Path) -> None:
 def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
                            work: str | Path = "runs/strip", per_class: int = 220,
                            styles: int = 12, epochs: int = 12, batch: int = 128,
-                           workers: int = 2, log: bool = True, single: int | None = None
-                           ) -> dict[str, float]:
+                           workers: int = 2, log: bool = True, single: int | None = None,
+                           wide: int = 0) -> dict[str, float]:
     """Render the data, train, export ``out`` (+ ``.json`` sidecar), measure held-out accuracy.
 
     ``per_class`` fanned patches and ``single`` whole-card corners per class (by default
     ``5 * (per_class // 16)``: 100 with the 320 of ``cardtable train``, which made the committed
-    model). The held-out sets
+    model). ``wide`` wide printings per class join the training pool's ``styles`` plain ones
+    (:func:`face_pool`); the held-out and calibration pools stay plain. The held-out sets
     use printings (render seeds) the training never saw: ``held_out_accuracy`` on fanned
     patches (the table pipeline's case), ``held_out_single_accuracy`` on whole-card corners.
     Returns the figures written to the sidecar. About 10 minutes on 2 CPU cores.
@@ -229,7 +248,7 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     if data.exists():
         shutil.rmtree(data)
     t0 = time.perf_counter()
-    train_pool = face_pool(0, styles)
+    train_pool = face_pool(0, styles, wide=wide)
     write_folder(make_patches(train_pool, per_class, 1, single), data / "train")
     val_pool = face_pool(1, 3)
     fanned = max(20, per_class // 10)
