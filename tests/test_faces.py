@@ -290,3 +290,16 @@ def test_only_the_one_loses_its_foot(code: str, changes: bool) -> None:
 def test_a_blank_layer_has_no_foot_to_cut() -> None:
     blank = np.zeros((40, 30, 4), np.uint8)
     assert np.array_equal(_footless(blank), blank)
+
+
+@pytest.mark.parametrize(("code", "changes"), [("RB", True), ("RG", True), ("SB", False),
+                                               ("2G", False), ("W", False), ("BACK", False)])
+def test_only_the_reverse_index_grows(code: str, changes: bool) -> None:
+    a = render_uno(code, replace(CLASSIC_UNO, reverse_index=1.4), (240, 360),
+                   np.random.default_rng(2))
+    b = render_uno(code, CLASSIC_UNO, (240, 360), np.random.default_rng(2))
+    assert (not np.array_equal(a, b)) is changes
+    if changes:  # inside the top-left border, the white index symbol covers about 1.4² as much
+        def ink(img: np.ndarray) -> int:
+            return int((img[18:72, 18:66].min(axis=2) > 200).sum())
+        assert ink(a) > 1.6 * ink(b)

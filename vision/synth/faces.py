@@ -95,6 +95,7 @@ class UnoStyle:
     cards_edge: str = ""  # "" as before; "dark", "white" (mini cards) or "shadow"
     curled_reverse: bool = False  # half the reverse symbols drawn as the curled S
     footless_one: bool = False  # the numeral 1 drawn without its foot (:func:`_footless`)
+    reverse_index: float = 1.0  # the reverse corner index's size, times the plain look's
 
 
 def _hsv_to_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -660,6 +661,8 @@ def render_uno(code: str, style: UnoStyle, size: tuple[int, int] = DEFAULT_SIZE,
     ih = h * style.index_scale
     if symbol in ("S", "R", "W"):
         ih *= 0.9
+    if symbol == "R":
+        ih *= style.reverse_index
     ix, iy = style.index_pos[0] * w, style.index_pos[1] * h
     _place(canvas, small, (ix, iy), ih, skew=style.skew * 0.5)
     _place(canvas, small, (w - ix, h - iy), ih, angle=180, skew=style.skew * 0.5)

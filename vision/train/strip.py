@@ -26,6 +26,7 @@ import os
 import shutil
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -37,6 +38,11 @@ os.environ.setdefault("YOLO_OFFLINE", "1")
 
 CARD_MM = (57.0, 88.0)
 RENDER_PX_PER_MM = 2.0
+WIDE_REVERSE_INDEX = 1.5
+"""The wide printings draw the reverse corner index up to this many times the plain look's size
+(``UnoStyle.reverse_index``). WHY: the plain look draws it smaller than a numeral index (its
+two arrows lie along the diagonal of a box 0.9 of an index high), where printed decks draw the
+symbol about as tall as a numeral."""
 FELT_BGR = (110, 45, 95)
 
 
@@ -56,7 +62,9 @@ def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wi
         LATER_TYPEFACES,
         OTHER_TYPEFACES,
         canonical_face,
+        draw_uno_style,
         render_face,
+        widen_uno_style,
     )
 
     rng = np.random.default_rng(seed)
@@ -69,9 +77,12 @@ def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wi
         pool[code] = faces
     rng_wide = np.random.default_rng([seed, 2])
     for code in classes:
-        pool[code] += [render_face(code, rng_wide, size=size, deck="uno", wide=True, recent=True,
-                                   typefaces=OTHER_TYPEFACES + LATER_TYPEFACES)
-                       for _ in range(wide)]
+        for _ in range(wide):
+            style = widen_uno_style(draw_uno_style(rng_wide), rng_wide, True,
+                                    OTHER_TYPEFACES + LATER_TYPEFACES)
+            style = replace(style,
+                            reverse_index=float(rng_wide.uniform(1.0, WIDE_REVERSE_INDEX)))
+            pool[code].append(render_face(code, rng_wide, size=size, style=style, deck="uno"))
     return pool
 
 
