@@ -136,9 +136,10 @@ class StripEnsemble:
     of their probabilities for each patch.
 
     WHY: the shipped network learned plain printings only and reads real reverse symbols as 2s;
-    the one trained on wide printings too reads them, but takes some 2s for reverses and skips
-    for 0s (models/README.md, forty-fourth session). An average keeps either's quirk from
-    deciding alone, as the whole-card reader's members do (:class:`vision.classifier.Ensemble`).
+    the one trained on wide printings too reads them, but alone it took a rendered 2 held close
+    for a reverse, and an earlier version of it took real skips for 0s (models/README.md,
+    forty-fourth session). An average keeps either's quirk from deciding alone, as the
+    whole-card reader's members do (:class:`vision.classifier.Ensemble`).
     """
 
     members: tuple[StripClassifier, ...]

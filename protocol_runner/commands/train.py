@@ -56,8 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--wide", action="store_true",
                    help="--part strip: train strip_classifier_wide.onnx instead, its training "
                         "printings half plain and half wide (heavy, outlined, other typefaces, "
-                        "the curled reverse); the single-card reader reads it beside the shipped "
-                        "strip")
+                        "the curled reverse, a reverse index as large as printed); the "
+                        "single-card reader reads it beside the shipped strip")
     p.set_defaults(handler=run)
 
 

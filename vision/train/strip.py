@@ -51,7 +51,8 @@ def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wi
     """``styles`` renders of every class at 2 px/mm, each in a random printing (plus the classic
     look in the training pool, seed 0, since it is one printing people own), then ``wide``
     renders in wide printings (:func:`vision.synth.faces.widen_uno_style` with recent
-    printings' details and the other typefaces), from a generator of their own.
+    printings' details and the other typefaces, the reverse index up to
+    ``WIDE_REVERSE_INDEX`` times as large), from a generator of their own.
 
     WHY the wide printings: the corner indices of real decks are heavy, outlined, in other
     typefaces, with a footless 1 and a curled reverse symbol, as the whole-card trainings learned
