@@ -232,22 +232,22 @@ class CornerFusion:
              path: str | Path = DEFAULT_STRIP_MODEL, balance: bool = True,
              colour: bool = True) -> CornerFusion:
         """The strip model at ``path`` over the codes it shares with the card classifier (and
-        ``allowed``, the game's deck); an error if they share none (e.g. a standard deck). The
-        shipped model is read with the wide one beside it (:func:`with_wide_strip`)."""
-        return cls.over(with_wide_strip(StripClassifier.load(path)), card_classes, allowed,
-                        balance, colour)
+        ``allowed``, the game's deck); an error if they share none (e.g. a standard deck)."""
+        return cls.over(StripClassifier.load(path), card_classes, allowed, balance, colour)
 
     @classmethod
-    def over(cls, strip: StripClassifier | StripEnsemble, card_classes: Sequence[str],
+    def over(cls, strip: StripClassifier, card_classes: Sequence[str],
              allowed: Sequence[str] | None = None, balance: bool = True,
              colour: bool = True) -> CornerFusion:
-        """:meth:`load` with a strip model already loaded (a table reader's)."""
+        """:meth:`load` with a strip model already loaded (a table reader's). The shipped
+        model is read with the wide one beside it (:func:`with_wide_strip`): one card's
+        corners are read by both, a table's by the shipped one alone."""
         codes = tuple(c for c in card_classes if c in strip.classes and c != BACK
                       and (allowed is None or c in allowed))
         if not codes:
             raise StripClassifierError(
                 "the corner reader knows only UNO faces: use it with --deck uno")
-        return cls(strip, codes, balance, colour)
+        return cls(with_wide_strip(strip), codes, balance, colour)
 
     def corner_probs(self, image: np.ndarray, visible_quad: np.ndarray,
                      balance: bool | None = None, jitters: Sequence[Jitter] = ()

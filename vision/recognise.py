@@ -445,13 +445,11 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     from vision.classifier import with_later_trainings
     from vision.corner_index import CornerFusion
     from vision.single_card import SingleCardError, read_single_card_probs
-    from vision.strip_classifier import with_wide_strip
     from vision.synth.scenes import canonical_quad
 
     if reader.strip is None:
         return None
-    fusion = CornerFusion.over(with_wide_strip(reader.strip), reader.classes,
-                               [c.code for c in uno_faces()])
+    fusion = CornerFusion.over(reader.strip, reader.classes, [c.code for c in uno_faces()])
     # a deck enrolled from photos adapts the one network's features
     whole = reader.classifier if reader.photo_profile is not None \
         else with_later_trainings(reader.classifier, reader.model_path)

@@ -67,6 +67,13 @@ def cut_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return cv2.resize(low, (STRIP_SIZE, STRIP_SIZE), interpolation=cv2.INTER_LINEAR)
 
 
+def network_input(patches: Sequence[np.ndarray]) -> np.ndarray:
+    """(N, 3, S, S) float32 RGB in [0, 1]: ``STRIP_SIZE``-square BGR patches as the network
+    reads them."""
+    x = np.stack([cv2.cvtColor(p, cv2.COLOR_BGR2RGB) for p in patches]).astype(np.float32)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2) / 255.0)
+
+
 def soften(probs: np.ndarray, temperature: float) -> np.ndarray:
     """Softmax probabilities re-tempered: ``p ** (1 / T)``, renormalised (= softmax(logits/T))."""
     if temperature == 1.0:
@@ -120,8 +127,11 @@ class StripClassifier:
         """(N, C) probabilities for ``STRIP_SIZE``-square BGR patches."""
         if not len(patches):
             return np.zeros((0, len(self.classes)), np.float32)
-        x = np.stack([cv2.cvtColor(p, cv2.COLOR_BGR2RGB) for p in patches]).astype(np.float32)
-        x = np.ascontiguousarray(x.transpose(0, 3, 1, 2) / 255.0)
+        return self.predict_input(network_input(patches))
+
+    def predict_input(self, x: np.ndarray) -> np.ndarray:
+        """(N, C) probabilities for a batch already made the network's input
+        (:func:`network_input`)."""
         out = np.asarray(self.session.run(None, {self.input_name: x})[0], np.float64)
         return soften(out, self.temperature).astype(np.float32)
 
@@ -135,11 +145,12 @@ class StripEnsemble:
     """Corner-strip networks over the same classes read as one: the renormalised geometric mean
     of their probabilities for each patch.
 
-    WHY: the shipped network learned plain printings only and reads real reverse symbols as 2s;
-    the one trained on wide printings too reads them, but alone it took a rendered 2 held close
-    for a reverse, and an earlier version of it took real skips for 0s (models/README.md,
-    forty-fourth session). An average keeps either's quirk from deciding alone, as the
-    whole-card reader's members do (:class:`vision.classifier.Ensemble`).
+    WHY: the shipped network learned plain printings only, and with it alone the single-card
+    reading took most real reverse cards for 2s or 4s; with the one trained on wide printings
+    too alone, it read them, but took a rendered 2 held close for a reverse, and an earlier
+    version of it real skips for 0s (models/README.md, forty-fourth session). An average keeps
+    either's quirk from deciding alone, as the whole-card reader's members do
+    (:class:`vision.classifier.Ensemble`).
     """
 
     members: tuple[StripClassifier, ...]
@@ -157,8 +168,9 @@ class StripEnsemble:
         """(N, C) probabilities: the members' renormalised geometric mean."""
         if not len(patches):
             return np.zeros((0, len(self.classes)), np.float32)
-        logp = np.mean([np.log(np.maximum(m.predict_patches(patches), 1e-12))
-                        for m in self.members], axis=0)
+        x = network_input(patches)  # made once, read by every member
+        logp = np.mean([np.log(np.maximum(m.predict_input(x), 1e-12)) for m in self.members],
+                       axis=0)
         out = np.exp(logp - logp.max(axis=1, keepdims=True))
         return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
 

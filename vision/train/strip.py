@@ -41,8 +41,9 @@ RENDER_PX_PER_MM = 2.0
 WIDE_REVERSE_INDEX = 1.5
 """The wide printings draw the reverse corner index up to this many times the plain look's size
 (``UnoStyle.reverse_index``). WHY: the plain look draws it smaller than a numeral index (its
-two arrows lie along the diagonal of a box 0.9 of an index high), where printed decks draw the
-symbol about as tall as a numeral."""
+two arrows lie along the diagonal of a box 0.9 of an index high: on the classic face it covers
+194 white pixels of the corner against a 2's 434), where printed decks, as we know them, draw
+the symbol about as tall as a numeral (not measured on any photo)."""
 FELT_BGR = (110, 45, 95)
 
 
@@ -56,9 +57,9 @@ def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wi
 
     WHY the wide printings: the corner indices of real decks are heavy, outlined, in other
     typefaces, with a footless 1 and a curled reverse symbol, as the whole-card trainings learned
-    since the eighth session; the plain renders alone left the corners reading real 1s as 7s and
-    reverses as 2s. Drawn after the plain ones from ``[seed, 2]``, so the plain faces are the same
-    whatever ``wide`` is."""
+    since the eighth session; with corners trained on plain renders alone, the single-card
+    reading took real 1s for 7s and reverses for 2s. Drawn after the plain ones from
+    ``[seed, 2]``, so the plain faces are the same whatever ``wide`` is."""
     from vision.synth.faces import (
         LATER_TYPEFACES,
         OTHER_TYPEFACES,
