@@ -303,3 +303,37 @@ def test_only_the_reverse_index_grows(code: str, changes: bool) -> None:
         def ink(img: np.ndarray) -> int:
             return int((img[18:72, 18:66].min(axis=2) > 200).sum())
         assert ink(a) > 1.6 * ink(b)
+
+
+def _index_rows(img: np.ndarray) -> tuple[int, int]:
+    """First and last row of white ink inside the top-left border of a 240 × 360 classic face."""
+    rows = np.flatnonzero((img[18:90, 18:66].min(axis=2) > 200).any(axis=1))
+    return int(rows[0]) + 18, int(rows[-1]) + 18
+
+
+@pytest.mark.parametrize(("code", "bar", "changes"), [
+    ("6G", "tall", True), ("9B", "tall", True), ("6Y", "bare", True), ("9R", "bare", True),
+    ("6G", "short", False), ("8R", "tall", False), ("0Y", "bare", False), ("+2B", "tall", False),
+    ("W", "bare", False), ("BACK", "tall", False),
+])
+def test_only_the_six_and_nine_index_changes(code: str, bar: str, changes: bool) -> None:
+    a = render_uno(code, replace(CLASSIC_UNO, index_bar=bar), (240, 360),
+                   np.random.default_rng(2))
+    b = render_uno(code, CLASSIC_UNO, (240, 360), np.random.default_rng(2))
+    assert (not np.array_equal(a, b)) is changes
+
+
+@pytest.mark.parametrize(("bar", "ends_below_an_eight"), [("tall", True), ("bare", False)])
+def test_a_tall_or_bare_six_is_a_numeral_high(bar: str, ends_below_an_eight: bool) -> None:
+    """"tall" and "bare" draw the numeral as high as an 8's index; "tall" hangs the bar below
+    it, "bare" draws none."""
+    eight = _index_rows(render_uno("8G", CLASSIC_UNO, (240, 360)))
+    six = _index_rows(render_uno("6G", replace(CLASSIC_UNO, index_bar=bar), (240, 360)))
+    assert abs(six[0] - eight[0]) <= 1
+    assert (six[1] > eight[1] + 5) is ends_below_an_eight
+    assert ends_below_an_eight or abs(six[1] - eight[1]) <= 1
+
+
+def test_an_unknown_index_bar_is_refused() -> None:
+    with pytest.raises(FaceError, match="index_bar 'tal'"):
+        render_uno("6G", replace(CLASSIC_UNO, index_bar="tal"), (60, 90))

@@ -17,13 +17,13 @@ from vision.strip_classifier import (
     DEFAULT_STRIP_MODEL,
     STRIP_CLASSES,
     STRIP_SIZE,
-    WIDE_STRIP_MODEL,
+    WIDE_STRIP_MODELS,
     StripClassifier,
     StripClassifierError,
     StripEnsemble,
     corner_patch_quad,
     cut_patch,
-    with_wide_strip,
+    single_card_strip,
 )
 from vision.synth.video import Camera, render_world
 from vision.train.strip import face_pool, make_patches
@@ -141,21 +141,21 @@ def test_cut_patch_averages_a_close_up_down(px_per_mm, min_std, max_std):
     assert min_std <= float(patch.std()) <= max_std
 
 
-def test_the_shipped_strip_is_read_with_the_wide_one_and_another_alone(strip, tmp_path: Path):
-    """Only the shipped network is paired: a strip model of the user's own is read alone."""
-    paired = with_wide_strip(strip)
-    assert isinstance(paired, StripEnsemble)
-    assert [m.path for m in paired.members] == [DEFAULT_STRIP_MODEL, WIDE_STRIP_MODEL]
+def test_one_card_is_read_by_the_wide_networks_in_the_shipped_ones_place(strip, tmp_path: Path):
+    """Only the shipped network is replaced: a strip model of the user's own is read alone."""
+    wide = single_card_strip(strip)
+    assert isinstance(wide, StripEnsemble)
+    assert [m.path for m in wide.members] == list(WIDE_STRIP_MODELS)
     for suffix in (".onnx", ".json"):
         (tmp_path / f"own{suffix}").write_bytes(DEFAULT_STRIP_MODEL.with_suffix(suffix)
                                                 .read_bytes())
     own = StripClassifier.load(tmp_path / "own.onnx")
-    assert with_wide_strip(own) is own
+    assert single_card_strip(own) is own
 
 
 def test_the_ensemble_is_the_members_geometric_mean(strip):
     patches = [p for v in make_patches(face_pool(7, 1, ("RG", "2G")), 2, 8).values() for p in v]
-    wide = StripClassifier.load(WIDE_STRIP_MODEL)
+    wide = StripClassifier.load(WIDE_STRIP_MODELS[0])
     a, b = strip.predict_patches(patches), wide.predict_patches(patches)
     both = StripEnsemble((strip, wide)).predict_patches(patches)
     expected = np.sqrt(a * b) / np.sqrt(a * b).sum(axis=1, keepdims=True)
@@ -172,14 +172,17 @@ def test_an_ensemble_of_other_classes_is_refused(strip):
         StripEnsemble(())
 
 
-def test_the_wide_strip_command_trains_the_wide_network(tmp_path: Path):
-    """`cardtable train --part strip --wide --quick`: the wide network is written beside where
-    the shipped one would go, under its own name, and reads the strip classes."""
+@pytest.mark.parametrize(("seed", "name"), [([], "strip_classifier_wide.onnx"),
+                                          (["--seed", "1"], "strip_classifier_wide_seed1.onnx")])
+def test_the_wide_strip_command_trains_the_wide_network(tmp_path: Path, seed: list[str],
+                                                        name: str):
+    """`cardtable train --part strip --wide --quick [--seed 1]`: the wide network is written
+    beside where the shipped one would go, under its own name, and reads the strip classes."""
     pytest.importorskip("ultralytics")
     from protocol_runner.cli import main
 
     out = tmp_path / "out"
-    assert main(["train", "--part", "strip", "--wide", "--quick", "--runs", str(tmp_path),
-                 "--out", str(out)]) == 0
-    assert not (out / "strip_classifier.onnx").exists()
-    assert StripClassifier.load(out / "strip_classifier_wide.onnx").classes == STRIP_CLASSES
+    assert main(["train", "--part", "strip", "--wide", *seed, "--quick", "--runs",
+                 str(tmp_path), "--out", str(out)]) == 0
+    assert [p.name for p in out.glob("*.onnx")] == [name]
+    assert StripClassifier.load(out / name).classes == STRIP_CLASSES

@@ -8,7 +8,8 @@ the bottom-right) is what a person reads then. This module
 1. completes a quad cut off by the photo's edge to the card's full aspect (:func:`complete_quad`),
 2. cuts both index corners of the completed card (each the top-left corner of one of the two
    ways up) and reads them with the corner-strip network (:mod:`vision.strip_classifier`;
-   the shipped one averaged with the one trained on wide printings too, ``with_wide_strip``),
+   two trainings on wide printings too averaged in place of the shipped one,
+   ``single_card_strip``),
 3. fuses them with the whole-card probabilities as a product of experts over the deck's faces
    (:func:`fuse`). Each corner expert is made robust by a floor: with probability
    ``CORNER_FLOOR`` a corner shows nothing of its index (a finger, glare, a misplaced quad) and
@@ -54,7 +55,7 @@ from vision.strip_classifier import (
     StripEnsemble,
     corner_patch_quad,
     cut_patch,
-    with_wide_strip,
+    single_card_strip,
 )
 
 CARD_RATIO = CARD_MM[1] / CARD_MM[0]  # UNO: 88 / 57 = 1.54
@@ -240,14 +241,14 @@ class CornerFusion:
              allowed: Sequence[str] | None = None, balance: bool = True,
              colour: bool = True) -> CornerFusion:
         """:meth:`load` with a strip model already loaded (a table reader's). The shipped
-        model is read with the wide one beside it (:func:`with_wide_strip`): one card's
-        corners are read by both, a table's by the shipped one alone."""
+        model's place is taken by the wide ones (:func:`single_card_strip`): one card's
+        corners are read by them, a table's by the shipped one alone."""
         codes = tuple(c for c in card_classes if c in strip.classes and c != BACK
                       and (allowed is None or c in allowed))
         if not codes:
             raise StripClassifierError(
                 "the corner reader knows only UNO faces: use it with --deck uno")
-        return cls(with_wide_strip(strip), codes, balance, colour)
+        return cls(single_card_strip(strip), codes, balance, colour)
 
     def corner_probs(self, image: np.ndarray, visible_quad: np.ndarray,
                      balance: bool | None = None, jitters: Sequence[Jitter] = ()

@@ -23,10 +23,12 @@ import numpy as np
 from protocol_runner.cards import BACK, uno_faces
 
 DEFAULT_STRIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "strip_classifier.onnx"
-WIDE_STRIP_MODEL = DEFAULT_STRIP_MODEL.with_name("strip_classifier_wide.onnx")
-"""The corner-strip network trained on wide printings too (``cardtable train --part strip
---wide``), read beside the shipped one where one card's index corners are read
-(:func:`with_wide_strip`); the table's fanned strips are read by the shipped one alone."""
+WIDE_STRIP_MODELS = (DEFAULT_STRIP_MODEL.with_name("strip_classifier_wide.onnx"),
+                     DEFAULT_STRIP_MODEL.with_name("strip_classifier_wide_seed1.onnx"))
+"""The corner-strip networks trained on wide printings too (``cardtable train --part strip
+--wide`` and ``--wide --seed 1``), read in place of the shipped one where one card's index
+corners are read (:func:`single_card_strip`); the table's fanned strips are read by the shipped
+one alone."""
 CORNER_MM = (13.0, 22.0)
 """The part of a card that stays visible at the closest fanning (13 mm columns, 22 mm rows)."""
 CARD_MM = (57.0, 88.0)
@@ -103,7 +105,7 @@ class StripClassifier:
     """Softmax temperature fitted on held-out renders: the joint decoding (``vision.prior``)
     weighs and flags readings by these probabilities, so they must mean what they say."""
     path: Path | None = None
-    """The file it was loaded from (:func:`with_wide_strip` pairs the shipped one only)."""
+    """The file it was loaded from (:func:`single_card_strip` replaces the shipped one only)."""
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_STRIP_MODEL, threads: int = 1) -> StripClassifier:
@@ -145,12 +147,12 @@ class StripEnsemble:
     """Corner-strip networks over the same classes read as one: the renormalised geometric mean
     of their probabilities for each patch.
 
-    WHY: the shipped network learned plain printings only, and with it alone the single-card
-    reading took most real reverse cards for 2s or 4s; with the one trained on wide printings
-    too alone, it read them, but took a rendered 2 held close for a reverse, and an earlier
-    version of it real skips for 0s (models/README.md, forty-fourth session). An average keeps
-    either's quirk from deciding alone, as the whole-card reader's members do
-    (:class:`vision.classifier.Ensemble`).
+    WHY: one card's index corners are read by two trainings on wide printings
+    (:func:`single_card_strip`), as the whole-card reader's members are read
+    (:class:`vision.classifier.Ensemble`): an average keeps either's quirk from deciding alone.
+    The shipped network (plain printings only) once stood beside one of them; never having seen
+    a 6 or 9 without its bar, it decided the pair on such corners (models/README.md,
+    forty-fifth session).
     """
 
     members: tuple[StripClassifier, ...]
@@ -176,13 +178,13 @@ class StripEnsemble:
 
 
 @lru_cache(maxsize=1)
-def _wide_strip() -> StripClassifier | None:
-    return StripClassifier.load(WIDE_STRIP_MODEL) if WIDE_STRIP_MODEL.is_file() else None
+def _wide_strips() -> tuple[StripClassifier, ...]:
+    return tuple(StripClassifier.load(p) for p in WIDE_STRIP_MODELS if p.is_file())
 
 
-def with_wide_strip(strip: StripClassifier) -> StripClassifier | StripEnsemble:
-    """``strip`` with the shipped wide network beside it (:data:`WIDE_STRIP_MODEL`, loaded
-    once) when ``strip`` is the shipped model and the wide one is there; else ``strip`` alone
-    (a model of the user's own)."""
-    wide = _wide_strip() if strip.path == DEFAULT_STRIP_MODEL else None
-    return StripEnsemble((strip, wide)) if wide is not None else strip
+def single_card_strip(strip: StripClassifier) -> StripClassifier | StripEnsemble:
+    """What reads one card's index corners: for the shipped ``strip``, the shipped wide networks
+    in its place (:data:`WIDE_STRIP_MODELS`, those present, loaded once); ``strip`` itself when
+    it is a model of the user's own or no wide network is there."""
+    wide = _wide_strips() if strip.path == DEFAULT_STRIP_MODEL else ()
+    return StripEnsemble(wide) if wide else strip

@@ -51,13 +51,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "recent printings' reverse symbol and footless 1, and from seed 3 on "
                         "are its own (0-2 share theirs), in three more typefaces (four from "
                         "seed 5 on); the single-card reader reads seeds 4, 5 and 6 beside 0), "
+                        "or --part strip --wide (N > 0 writes strip_classifier_wide_seedN.onnx "
+                        "from renders of its own; the single-card reader reads seed 1 beside 0), "
                         "or --corners for the rank/suit reader (0 made the shipped one); compare "
                         "recipes over several")
     p.add_argument("--wide", action="store_true",
                    help="--part strip: train strip_classifier_wide.onnx instead, its training "
                         "printings half plain and half wide (heavy, outlined, other typefaces, "
-                        "the curled reverse, a reverse index as large as printed); the "
-                        "single-card reader reads it beside the shipped strip")
+                        "the curled reverse, a reverse index as large as printed, a 6 or 9 index "
+                        "without its bar or over it); the single-card reader reads it and its "
+                        "--seed 1 twin in place of the shipped strip")
     p.set_defaults(handler=run)
 
 
@@ -69,9 +72,11 @@ def run(args: argparse.Namespace) -> int:
     if args.part in ("reader", "spotter") and not args.corners:
         raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
     if args.seed and not (args.corners and args.part in ("all", "reader")
-                          or not args.corners and args.part == "card"):
+                          or not args.corners and args.part == "card"
+                          or args.wide and args.part == "strip"):
         raise ValueError("--seed is the whole-card classifier's (--part card) or the rank/suit "
-                         "reader's (--corners, --part reader or all)")
+                         "reader's (--corners, --part reader or all), or the wide corner "
+                         "network's (--part strip --wide)")
     if args.wide and args.part != "strip":
         raise ValueError("--wide is the corner-strip network's: give --part strip")
     if args.part in ("card", "strip") and args.corners:
@@ -146,9 +151,12 @@ def run(args: argparse.Namespace) -> int:
              else {"per_class": 320, "styles": 16, "epochs": 14})
     model, work = (("strip_classifier_wide", "strip_wide") if args.wide
                    else ("strip_classifier", "strip"))
+    if args.seed:
+        model, work = f"{model}_seed{args.seed}", f"{work}_seed{args.seed}"
     strip_meta = train_strip_classifier(out / f"{model}.onnx", args.runs.resolve() / work,
                                         workers=args.workers,
-                                        wide=strip["styles"] if args.wide else 0, **strip)
+                                        wide=strip["styles"] if args.wide else 0,
+                                        seed=args.seed, **strip)
     print(f"strip classifier: held-out top-1 {strip_meta['held_out_accuracy']}, "
           f"temperature {strip_meta['temperature']}")
     return 0

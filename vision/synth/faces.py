@@ -96,6 +96,7 @@ class UnoStyle:
     curled_reverse: bool = False  # half the reverse symbols drawn as the curled S
     footless_one: bool = False  # the numeral 1 drawn without its foot (:func:`_footless`)
     reverse_index: float = 1.0  # the reverse corner index's size, times the plain look's
+    index_bar: str = "short"  # 6/9 corner index: one of INDEX_BARS (:func:`render_uno`)
 
 
 def _hsv_to_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -141,6 +142,10 @@ def draw_uno_style(rng: np.random.Generator) -> UnoStyle:
     )
 
 
+INDEX_BARS = ("short", "tall", "bare")
+"""How a printing draws the corner index of 6 and 9 (``UnoStyle.index_bar``): "short", the plain
+look, fits the numeral and its bar into one index's height; "tall" draws the numeral as high as
+any other index with the bar below it; "bare" draws no bar. Printed decks differ in both."""
 BAR_GAP_MAX = 0.3  # the widest gap under 6 and 9, of the numeral's height (wide printings)
 
 
@@ -527,14 +532,15 @@ def _footless(layer: np.ndarray) -> np.ndarray:
 
 
 def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tuple[int, int, int],
-                      small: bool, rng: np.random.Generator | None) -> np.ndarray:
+                      small: bool, rng: np.random.Generator | None, bar: bool = True
+                      ) -> np.ndarray:
     if symbol.isdigit():
         layer = _text_layer(symbol, style.font, rgb)
         if symbol == "1" and style.footless_one:
             layer = _footless(layer)
         if style.weight > 0:
             layer = _heavier(layer, int(style.weight * layer.shape[0]), rgb)
-        if symbol in "69":
+        if symbol in "69" and bar:
             if style.underline is not None:
                 return _underlined(layer, style.underline, rgb)
             h, w = layer.shape[:2]
@@ -657,15 +663,26 @@ def render_uno(code: str, style: UnoStyle, size: tuple[int, int] = DEFAULT_SIZE,
            hard=style.hard_shadow)
     # corner indices: white (dark-outlined), top-left and rotated bottom-right
     small = _uno_symbol_layer(symbol, colour, style, style.paper, True, rng)
-    small = _outlined(small, max(2, small.shape[0] // 25), (15, 15, 15))
     ih = h * style.index_scale
+    drop = 0.0  # how far the index's centre lies below its numeral's (the bar of 6 or 9)
+    if style.index_bar not in INDEX_BARS:
+        raise FaceError(f"index_bar {style.index_bar!r}: give one of {', '.join(INDEX_BARS)}")
+    if symbol in ("6", "9") and style.index_bar != "short":
+        glyph = _uno_symbol_layer(symbol, colour, style, style.paper, True, rng, bar=False)
+        if style.index_bar == "tall":  # the numeral as tall as any other, its bar below it
+            grow = small.shape[0] / glyph.shape[0]
+            drop = ih * (grow - 1) / 2
+            ih *= grow
+        else:
+            small = glyph
+    small = _outlined(small, max(2, small.shape[0] // 25), (15, 15, 15))
     if symbol in ("S", "R", "W"):
         ih *= 0.9
     if symbol == "R":
         ih *= style.reverse_index
     ix, iy = style.index_pos[0] * w, style.index_pos[1] * h
-    _place(canvas, small, (ix, iy), ih, skew=style.skew * 0.5)
-    _place(canvas, small, (w - ix, h - iy), ih, angle=180, skew=style.skew * 0.5)
+    _place(canvas, small, (ix, iy + drop), ih, skew=style.skew * 0.5)
+    _place(canvas, small, (w - ix, h - iy - drop), ih, angle=180, skew=style.skew * 0.5)
     return _finish(canvas, size)
 
 

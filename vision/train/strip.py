@@ -44,6 +44,9 @@ WIDE_REVERSE_INDEX = 1.5
 two arrows lie along the diagonal of a box 0.9 of an index high: on the classic face it covers
 194 white pixels of the corner against a 2's 434), where printed decks, as we know them, draw
 the symbol about as tall as a numeral (not measured on any photo)."""
+TRAIN_SEED_BASE = 100
+"""A training of seed N > 0 renders its pool from seed ``TRAIN_SEED_BASE + N`` (and its
+patches from the next one), clear of the held-out (1, 2) and calibration (3, 4) seeds."""
 FELT_BGR = (110, 45, 95)
 
 
@@ -53,14 +56,23 @@ def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wi
     look in the training pool, seed 0, since it is one printing people own), then ``wide``
     renders in wide printings (:func:`vision.synth.faces.widen_uno_style` with recent
     printings' details and the other typefaces, the reverse index up to
-    ``WIDE_REVERSE_INDEX`` times as large), from a generator of their own.
+    ``WIDE_REVERSE_INDEX`` times as large, the 6/9 index drawn each of the
+    :data:`vision.synth.faces.INDEX_BARS` ways with equal chance), from a generator of their
+    own.
 
     WHY the wide printings: the corner indices of real decks are heavy, outlined, in other
     typefaces, with a footless 1 and a curled reverse symbol, as the whole-card trainings learned
     since the eighth session; with corners trained on plain renders alone, the single-card
-    reading took real 1s for 7s and reverses for 2s. Drawn after the plain ones from
-    ``[seed, 2]``, so the plain faces are the same whatever ``wide`` is."""
+    reading took real 1s for 7s and reverses for 2s. WHY the 6/9 index three ways: the plain
+    look alone taught 6 and 9 as a small numeral over a bar; rendered without the bar, the
+    corner networks read 6s as 0 and 9s as 6, as they read the real photos' 6 and 9 corners
+    (nine times in ten); read upright (an index corner always is), their shapes tell them
+    apart. Drawn tall or bare only (the plain half keeps the short look), the fanned held-out
+    strips fell to 94% (models/README.md, forty-fifth session).
+    Drawn after the plain ones from ``[seed, 2]``, so the plain faces are the same whatever
+    ``wide`` is."""
     from vision.synth.faces import (
+        INDEX_BARS,
         LATER_TYPEFACES,
         OTHER_TYPEFACES,
         canonical_face,
@@ -83,7 +95,8 @@ def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wi
             style = widen_uno_style(draw_uno_style(rng_wide), rng_wide, True,
                                     OTHER_TYPEFACES + LATER_TYPEFACES)
             style = replace(style,
-                            reverse_index=float(rng_wide.uniform(1.0, WIDE_REVERSE_INDEX)))
+                            reverse_index=float(rng_wide.uniform(1.0, WIDE_REVERSE_INDEX)),
+                            index_bar=str(rng_wide.choice(INDEX_BARS)))
             pool[code].append(render_face(code, rng_wide, size=size, style=style, deck="uno"))
     return pool
 
@@ -238,7 +251,7 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
                            work: str | Path = "runs/strip", per_class: int = 220,
                            styles: int = 12, epochs: int = 12, batch: int = 128,
                            workers: int = 2, log: bool = True, single: int | None = None,
-                           wide: int = 0) -> dict[str, float]:
+                           wide: int = 0, seed: int = 0) -> dict[str, float]:
     """Render the data, train, export ``out`` (+ ``.json`` sidecar), measure held-out accuracy.
 
     ``per_class`` fanned patches and ``single`` whole-card corners per class (by default
@@ -247,6 +260,9 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     (:func:`face_pool`); the held-out and calibration pools stay plain. The held-out sets
     use printings (render seeds) the training never saw: ``held_out_accuracy`` on fanned
     patches (the table pipeline's case), ``held_out_single_accuracy`` on whole-card corners.
+    ``seed`` 0 renders the training pool and patches from seeds 0 and 1 (the shipped networks);
+    N > 0 from ``TRAIN_SEED_BASE + N`` and ``TRAIN_SEED_BASE + 1 + N``, a second training on
+    renders of its own, measured on the same held-out and calibration sets.
     Returns the figures written to the sidecar. About 10 minutes on 2 CPU cores.
     """
     from ultralytics import YOLO
@@ -261,8 +277,10 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     if data.exists():
         shutil.rmtree(data)
     t0 = time.perf_counter()
-    train_pool = face_pool(0, styles, wide=wide)
-    write_folder(make_patches(train_pool, per_class, 1, single), data / "train")
+    pool_seed, patch_seed = (0, 1) if seed == 0 else (TRAIN_SEED_BASE + seed,
+                                                       TRAIN_SEED_BASE + 1 + seed)
+    train_pool = face_pool(pool_seed, styles, wide=wide)
+    write_folder(make_patches(train_pool, per_class, patch_seed, single), data / "train")
     val_pool = face_pool(1, 3)
     fanned = max(20, per_class // 10)
     held = make_patches(val_pool, fanned, 2, max(20, single // 5) if single else 0)
@@ -277,7 +295,7 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
                 device="cpu", project=str(work.resolve()), name="cls", exist_ok=True,
                 pretrained=False, amp=False, plots=False, fliplr=0.0, flipud=0.0, hsv_h=0.0,
                 hsv_s=0.0, hsv_v=0.0, erasing=0.0, auto_augment=None, scale=0.0, cache="ram",
-                seed=0, verbose=False, lr0=0.003, optimizer="AdamW", warmup_epochs=1,
+                seed=seed, verbose=False, lr0=0.003, optimizer="AdamW", warmup_epochs=1,
                 cos_lr=True)
     best = work / "cls" / "weights" / "best.pt"
     onnx_path = Path(YOLO(str(best)).export(format="onnx", imgsz=STRIP_SIZE, simplify=False,
