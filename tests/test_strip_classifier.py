@@ -26,7 +26,7 @@ from vision.strip_classifier import (
     single_card_strip,
 )
 from vision.synth.video import Camera, render_world
-from vision.train.strip import face_pool, make_patches
+from vision.train.strip import face_pool, make_patches, training_seeds
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +113,15 @@ def test_wide_printings_join_the_pool_after_the_plain_ones(styles, wide):
         assert len(pool[code]) == styles + wide
         assert all(np.array_equal(a, b) for a, b in zip(plain[code], pool[code], strict=False))
         assert not any(np.array_equal(w, p) for w in pool[code][styles:] for p in plain[code])
+
+
+@pytest.mark.parametrize(("seed", "seeds"), [(0, (0, 1)), (1, (101, 102)), (2, (103, 104))])
+def test_each_training_renders_from_seeds_of_its_own(seed: int, seeds: tuple[int, int]):
+    """0 and 1 made the shipped networks and --seed 1 the second wide one; no two trainings
+    share a generator, and none after 0 takes the held-out (1, 2) or calibration (3, 4) seeds."""
+    assert training_seeds(seed) == seeds
+    used = [s for n in range(6) for s in training_seeds(n)]
+    assert len(set(used)) == len(used) and not {2, 3, 4} & set(used[2:])
 
 
 def test_whole_card_corners_of_held_out_printings_are_read(strip):

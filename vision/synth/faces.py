@@ -662,19 +662,17 @@ def render_uno(code: str, style: UnoStyle, size: tuple[int, int] = DEFAULT_SIZE,
            stretch=style.stretch if symbol.isdigit() else 1.0, shadow=shadow,
            hard=style.hard_shadow)
     # corner indices: white (dark-outlined), top-left and rotated bottom-right
-    small = _uno_symbol_layer(symbol, colour, style, style.paper, True, rng)
-    ih = h * style.index_scale
-    drop = 0.0  # how far the index's centre lies below its numeral's (the bar of 6 or 9)
     if style.index_bar not in INDEX_BARS:
         raise FaceError(f"index_bar {style.index_bar!r}: give one of {', '.join(INDEX_BARS)}")
-    if symbol in ("6", "9") and style.index_bar != "short":
+    small = _uno_symbol_layer(symbol, colour, style, style.paper, True, rng,
+                              bar=style.index_bar != "bare")
+    ih = h * style.index_scale
+    drop = 0.0  # how far the index's centre lies below its numeral's (the bar of 6 or 9)
+    if symbol in ("6", "9") and style.index_bar == "tall":  # numeral as tall as any, bar below
         glyph = _uno_symbol_layer(symbol, colour, style, style.paper, True, rng, bar=False)
-        if style.index_bar == "tall":  # the numeral as tall as any other, its bar below it
-            grow = small.shape[0] / glyph.shape[0]
-            drop = ih * (grow - 1) / 2
-            ih *= grow
-        else:
-            small = glyph
+        grow = small.shape[0] / glyph.shape[0]
+        drop = ih * (grow - 1) / 2
+        ih *= grow
     small = _outlined(small, max(2, small.shape[0] // 25), (15, 15, 15))
     if symbol in ("S", "R", "W"):
         ih *= 0.9

@@ -45,8 +45,9 @@ two arrows lie along the diagonal of a box 0.9 of an index high: on the classic 
 194 white pixels of the corner against a 2's 434), where printed decks, as we know them, draw
 the symbol about as tall as a numeral (not measured on any photo)."""
 TRAIN_SEED_BASE = 100
-"""A training of seed N > 0 renders its pool from seed ``TRAIN_SEED_BASE + N`` (and its
-patches from the next one), clear of the held-out (1, 2) and calibration (3, 4) seeds."""
+"""A training of seed N > 0 renders its pool from seed ``TRAIN_SEED_BASE + 2N - 1`` and its
+patches from the next one (101 and 102 for seed 1, 103 and 104 for seed 2): no two trainings
+share a generator, and none is a held-out (1, 2) or calibration (3, 4) seed."""
 FELT_BGR = (110, 45, 95)
 
 
@@ -247,6 +248,12 @@ def write_folder(patches: dict[str, list[np.ndarray]], folder: Path) -> None:
             cv2.imwrite(str(d / f"{i:05d}.png"), img)
 
 
+def training_seeds(seed: int) -> tuple[int, int]:
+    """The render seeds of training ``seed``'s pool and patches (``TRAIN_SEED_BASE``)."""
+    first = 0 if seed == 0 else TRAIN_SEED_BASE + 2 * seed - 1
+    return first, first + 1
+
+
 def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
                            work: str | Path = "runs/strip", per_class: int = 220,
                            styles: int = 12, epochs: int = 12, batch: int = 128,
@@ -261,8 +268,8 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     use printings (render seeds) the training never saw: ``held_out_accuracy`` on fanned
     patches (the table pipeline's case), ``held_out_single_accuracy`` on whole-card corners.
     ``seed`` 0 renders the training pool and patches from seeds 0 and 1 (the shipped networks);
-    N > 0 from ``TRAIN_SEED_BASE + N`` and ``TRAIN_SEED_BASE + 1 + N``, a second training on
-    renders of its own, measured on the same held-out and calibration sets.
+    N > 0 from seeds of its own (``TRAIN_SEED_BASE``), measured on the same held-out and
+    calibration sets.
     Returns the figures written to the sidecar. About 10 minutes on 2 CPU cores.
     """
     from ultralytics import YOLO
@@ -277,8 +284,7 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     if data.exists():
         shutil.rmtree(data)
     t0 = time.perf_counter()
-    pool_seed, patch_seed = (0, 1) if seed == 0 else (TRAIN_SEED_BASE + seed,
-                                                       TRAIN_SEED_BASE + 1 + seed)
+    pool_seed, patch_seed = training_seeds(seed)
     train_pool = face_pool(pool_seed, styles, wide=wide)
     write_folder(make_patches(train_pool, per_class, patch_seed, single), data / "train")
     val_pool = face_pool(1, 3)
