@@ -1,0 +1,96 @@
+"""The UNO single-card reading split by expert: the per-photo readings, the report, the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
+from vision.corner_index import CornerFusion
+from vision.expert_eval import ExpertReading, main, read_experts, report
+from vision.single_card import read_single_card, read_single_card_probs, synthetic_photos
+from vision.synth.faces import UNO_FACE_CODES
+
+
+def _reading(truth: str, fused: str, card: str | None, top_left: str | None,
+             bottom_right: str | None, group: str = "g") -> ExpertReading:
+    return ExpertReading("x.jpg", group, truth, fused, card, top_left, bottom_right, True)
+
+
+@pytest.mark.parametrize(("readings", "lines"), [
+    # all right
+    ([_reading("2G", "2G", "2G", "2G", "2G")],
+     ["photos 1  fused right 1", "card 1/1 read, top-left 1/1 read, bottom-right 1/1 read",
+      "fused errors 0"]),
+    # the whole card right, both corners read reverse: the corners outvote it
+    ([_reading("2G", "RG", "2G", "RG", "RG"), _reading("7Y", "7Y", "7Y", None, "7Y")],
+     ["photos 2  fused right 1", "top-left 0/1 read, bottom-right 1/2 read",
+      "fused errors 1, by the experts that had the truth on top: card 1",
+      "confusions of top-left (truth->read x n): 2G->RG x1"]),
+    # no expert right; a corner not read counts as not read, not as wrong
+    ([_reading("5R", "8R", "8R", "8R", None, "webcam")],
+     ["fused errors 1, by the experts that had the truth on top: none 1",
+      "fused errors per group: webcam 1", "bottom-right 0/0 read"]),
+])
+def test_report(readings, lines):
+    text = report(readings)
+    for line in lines:
+        assert line in text
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    return [(f"held-{i}", "held", code, image)
+            for i, (code, image, _) in enumerate(synthetic_photos("held", 4, 7))]
+
+
+def test_the_fused_reading_is_the_readers_own(rendered):
+    """The split reads each photo exactly as ``--deck uno`` does: its fused code is
+    :func:`read_single_card`'s, and asking for the parts changes nothing."""
+    clf = CardClassifier.load(DEFAULT_MODEL)
+    corners = CornerFusion.load(clf.classes, UNO_FACE_CODES)
+    both = with_later_trainings(clf, DEFAULT_MODEL)
+    readings = list(read_experts(rendered))
+    for (_, _, truth, image), r in zip(rendered, readings, strict=True):
+        _, code, _ = read_single_card(image, both, UNO_FACE_CODES, corners=corners)
+        parts: dict[str, np.ndarray] = {}
+        _, again, _, probs, codes = read_single_card_probs(image, both, UNO_FACE_CODES,
+                                                           corners=corners, parts=parts)
+        assert r.truth == truth and r.fused == code == again
+        assert parts["card"].shape == (len(codes),) and parts["corners"].shape == (2, len(codes))
+        assert np.isclose(parts["card"].sum(), 1.0) and np.isclose(probs.sum(), 1.0)
+
+
+def test_a_photo_that_cannot_be_read_is_scored_as_unread():
+    (r,) = read_experts([("empty", "g", "2G", np.zeros((0, 0, 3), np.uint8))])
+    assert (r.fused, r.card, r.top_left, r.bottom_right, r.colour_right) == (
+        "?", None, None, None, None)
+
+
+def test_the_command_reads_a_labels_file_and_writes_json(tmp_path: Path, rendered, capsys):
+    rows = ["image,code,group"]
+    for name, group, code, image in rendered[:2]:
+        cv2.imwrite(str(tmp_path / f"{name}.png"), image)
+        rows.append(f"{name}.png,{code},{group}")
+    (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
+    out = tmp_path / "experts.json"
+    assert main([str(tmp_path / "labels.csv"), "--json", str(out)]) == 0
+    assert "photos 2" in capsys.readouterr().out
+    assert [r["truth"] for r in json.loads(out.read_text())] == [c for _, _, c, _ in rendered[:2]]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["synthetic:nope"], "no synthetic set"),
+    (["labels.csv", "--group", "nothing-starts-so"], "no photos to read"),
+])
+def test_bad_input_is_a_clear_error(tmp_path: Path, rendered, argv, message):
+    name, group, code, image = rendered[0]
+    cv2.imwrite(str(tmp_path / "a.png"), image)
+    (tmp_path / "labels.csv").write_text(f"image,code,group\na.png,{code},{group}\n")
+    argv = [str(tmp_path / a) if a == "labels.csv" else a for a in argv]
+    with pytest.raises(ValueError, match=message):
+        main(argv)

@@ -1,0 +1,157 @@
+"""Which expert errs: the UNO single-card reading split into its experts, photo by photo.
+
+``python -m vision.expert_eval LABELS.csv [--group G] [--source S] [--json OUT]``, or
+``python -m vision.expert_eval synthetic:KIND [--count N] [--seed S]`` for rendered photos.
+
+WHY: the reading of a photo of one UNO card (``--deck uno``) multiplies experts: the whole card
+at jittered quads, the two index corners (top-left, and bottom-right turned) and the field's
+colour (:mod:`vision.corner_index`). A wrong reading may be any one of them outvoting the
+others, or a quad located wrong misleading them all. This reads every photo as ``--deck uno``
+does and prints, for the card it chose, how often each expert alone had the true code on top,
+the fused errors by which experts had it, and each expert's commonest confusions, so a figure
+about an expert in a model card comes from a command anyone can rerun. The colour expert
+weighs codes by colour only: it counts as right when the true code has its highest weight.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+EXPERTS = ("card", "top_left", "bottom_right")
+"""The experts whose top code is compared with the truth (the colour is scored apart)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertReading:
+    """One photo's fused reading and each expert's top code over the deck's codes (None: a
+    corner not read, or no card located)."""
+
+    image: str
+    group: str
+    truth: str
+    fused: str
+    card: str | None
+    top_left: str | None
+    bottom_right: str | None
+    colour_right: bool | None
+
+    def right(self, expert: str) -> bool:
+        return getattr(self, expert) == self.truth
+
+
+def _top(probs: np.ndarray, codes: tuple[str, ...]) -> str | None:
+    if np.isnan(probs).any():
+        return None
+    return codes[int(np.argmax(probs))]
+
+
+def read_experts(photos: Iterable[tuple[str, str, str, np.ndarray]]) -> Iterator[ExpertReading]:
+    """Read ``photos`` (image name, group, true code, BGR image) with the shipped models as
+    ``--deck uno`` reads them, one :class:`ExpertReading` each."""
+    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
+    from vision.corner_index import CornerFusion
+    from vision.single_card import SingleCardError, read_single_card_probs
+    from vision.synth.faces import UNO_FACE_CODES
+
+    clf = CardClassifier.load(DEFAULT_MODEL)
+    corners = CornerFusion.load(clf.classes, UNO_FACE_CODES)
+    both = with_later_trainings(clf, DEFAULT_MODEL)
+    for name, group, truth, image in photos:
+        parts: dict[str, np.ndarray] = {}
+        try:
+            _, code, _, _, codes = read_single_card_probs(image, both, UNO_FACE_CODES,
+                                                          corners=corners, parts=parts)
+        except SingleCardError:
+            yield ExpertReading(name, group, truth, "?", None, None, None, None)
+            continue
+        colour = parts["colour"]
+        yield ExpertReading(
+            name, group, truth, code, _top(parts["card"], codes),
+            _top(parts["corners"][0], codes), _top(parts["corners"][1], codes),
+            bool(truth in codes and colour[codes.index(truth)] >= colour.max()))
+
+
+def report(readings: list[ExpertReading]) -> str:
+    """The figures: each expert alone, the fused errors by which experts were right, and the
+    commonest confusions of the fused reading and of each expert."""
+    n = len(readings)
+    lines = [f"photos {n}  fused right {sum(r.fused == r.truth for r in readings)}"]
+    alone = []
+    for e in EXPERTS:
+        read = [r for r in readings if getattr(r, e) is not None]
+        alone.append(f"{e.replace('_', '-')} {sum(r.right(e) for r in read)}/{len(read)} read")
+    scored = [r for r in readings if r.colour_right is not None]
+    alone.append(f"colour {sum(bool(r.colour_right) for r in scored)}/{len(scored)}")
+    lines.append("each expert alone, truth on top: " + ", ".join(alone))
+    wrong = [r for r in readings if r.fused != r.truth]
+    ways = Counter(" + ".join(e.replace("_", "-") for e in EXPERTS if r.right(e)) or "none"
+                   for r in wrong)
+    lines.append(f"fused errors {len(wrong)}, by the experts that had the truth on top: "
+                 + ", ".join(f"{k} {v}" for k, v in ways.most_common()))
+    groups = Counter(r.group for r in wrong)
+    lines.append("fused errors per group: " + ", ".join(f"{g} {k}" for g, k in
+                                                         sorted(groups.items())))
+    for e in ("fused", *EXPERTS):
+        c = Counter((r.truth, getattr(r, e)) for r in readings
+                    if getattr(r, e) not in (None, r.truth))
+        lines.append(f"confusions of {e.replace('_', '-')} (truth->read x n): " + ", ".join(
+            f"{t}->{p} x{k}" for (t, p), k in c.most_common(12)))
+    return "\n".join(lines)
+
+
+def _labelled(labels: Path, group: str | None, source: str | None
+              ) -> Iterator[tuple[str, str, str, np.ndarray]]:
+    from vision.single_card import read_image, read_labels
+
+    for r in read_labels(labels):
+        if (group and not r["group"].startswith(group)) or (source and r.get("source") != source):
+            continue
+        yield r["image"], r["group"], r["code"], read_image(r["path"])
+
+
+def _rendered(kind: str, count: int, seed: int) -> Iterator[tuple[str, str, str, np.ndarray]]:
+    from vision.single_card import synthetic_photos
+
+    for i, (code, image, _) in enumerate(synthetic_photos(kind, count, seed)):
+        yield f"{kind}-{seed}-{i}", kind, code, image
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Read the photos, print the figures (and write the per-photo readings with ``--json``)."""
+    ap = argparse.ArgumentParser(prog="python -m vision.expert_eval",
+                                 description="the UNO single-card reading split by expert")
+    ap.add_argument("labels", help="a labels.csv, or synthetic:KIND (rendered photos)")
+    ap.add_argument("--group", default=None, help="only rows whose group starts with this")
+    ap.add_argument("--source", default=None, help="only rows whose source column is this")
+    ap.add_argument("--count", type=int, default=108, help="synthetic: how many photos")
+    ap.add_argument("--seed", type=int, default=99, help="synthetic: render seed")
+    ap.add_argument("--json", type=Path, default=None, help="write the per-photo readings here")
+    args = ap.parse_args(argv)
+    if str(args.labels).startswith("synthetic:"):
+        from vision.single_card import synthetic_maker
+
+        kind = str(args.labels).split(":", 1)[1]
+        synthetic_maker(kind)  # an unknown kind fails before any model loads
+        photos = _rendered(kind, args.count, args.seed)
+    else:
+        photos = _labelled(Path(args.labels), args.group, args.source)
+    readings = list(read_experts(photos))
+    if not readings:
+        raise ValueError("no photos to read: check the labels file, --group and --source")
+    print(report(readings))
+    if args.json is not None:
+        args.json.write_text(json.dumps([asdict(r) for r in readings], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    from vision.module_main import run_module
+
+    run_module("vision.expert_eval")
