@@ -182,6 +182,27 @@ def test_fuse(card, corners, winner):
     assert int(np.argmax(p)) == winner
 
 
+def _over_54(top: int, p: float) -> np.ndarray:
+    out = np.full(54, (1 - p) / 53)
+    out[top] = p
+    return out
+
+
+@pytest.mark.parametrize(("card", "corner", "winner"), [
+    # both corners of one printing misread alike (2 as reverse at 0.9), the whole card sure:
+    # the corners are one print of one symbol, one expert, and do not outvote it twice
+    ((0, 0.95), (1, 0.9), 0),
+    # an unsure whole card still gives way to the corners
+    ((0, 0.4), (1, 0.9), 1),
+])
+def test_the_two_corners_are_one_expert(card, corner, winner):
+    both = np.stack([_over_54(*corner)] * 2)
+    p = fuse(_over_54(*card), both)
+    assert int(np.argmax(p)) == winner
+    # one corner read weighs as much as two that agree
+    assert np.allclose(fuse(_over_54(*card), np.stack([both[0], [np.nan] * 54])), p)
+
+
 def test_a_rendered_card_is_read_by_both_corners(fusion: CornerFusion):
     face = canonical_face("7G", (228, 352))
     img, quad = single_card_photo("7G", np.random.default_rng(3), face=face)

@@ -11,11 +11,11 @@ the bottom-right) is what a person reads then. This module
    two trainings on wide printings too averaged in place of the shipped one,
    ``single_card_strip``),
 3. fuses them with the whole-card probabilities as a product of experts over the deck's faces
-   (:func:`fuse`). Each corner expert is made robust by a floor: with probability
-   ``CORNER_FLOOR`` a corner shows nothing of its index (a finger, glare, a misplaced quad) and
-   then says nothing. A corner outside the photo is not read at all, and neither corner of a
-   card that runs off two opposite sides of the photo and is not seen to end on a third (a
-   close-up it fills) is.
+   (:func:`fuse`; the two corners, one print of one symbol, as one expert). Each corner is
+   made robust by a floor: with probability ``CORNER_FLOOR`` a corner shows nothing of its
+   index (a finger, glare, a misplaced quad) and then says nothing. A corner outside the photo
+   is not read at all, and neither corner of a card that runs off two opposite sides of the
+   photo and is not seen to end on a third (a close-up it fills) is.
 
 The chosen card's corner patches are white-balanced by its own border before they are read
 (``balance``: real webcams tint more than the strip network's training casts), and the field's
@@ -188,16 +188,23 @@ def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
 
 
 def fuse(card: np.ndarray, corners: np.ndarray, floor: float = CORNER_FLOOR) -> np.ndarray:
-    """Product of experts over the same K codes: the whole-card probabilities (K,) times each
-    corner's floored probabilities (rows of (M, K); a NaN row is a corner not seen, left out),
-    renormalised. Each input is renormalised over the K codes first (the deck restriction)."""
+    """Product of two experts over the same K codes: the whole-card probabilities (K,) times
+    the index corners' (rows of (M, K); a NaN row is a corner not seen, left out), renormalised.
+    Each input is renormalised over the K codes first (the deck restriction), each corner
+    floored (``CORNER_FLOOR``).
+
+    WHY the corners are one expert, the geometric mean of those read: they are one print of one
+    symbol, so what misleads one (a printing's index shape, the card's blur) misleads the other
+    alike. Multiplied as two independent experts, two corners read 2 as reverse at 0.9 (real
+    UNO photos of one printing) outweighed a whole card reading 2 at 0.95 by about 2,500 to 95.
+    One corner read (the other covered or out of the photo) weighs as much as both (RULE 28,
+    models/README.md)."""
     k = card.shape[-1]
     logp = np.log(np.maximum(card / max(card.sum(), 1e-12), 1e-12))
-    for row in np.atleast_2d(corners):
-        if np.isnan(row).any():
-            continue
-        p = row / max(row.sum(), 1e-12)
-        logp = logp + np.log((1 - floor) * p + floor / k)
+    rows = [row / max(row.sum(), 1e-12) for row in np.atleast_2d(corners)
+            if not np.isnan(row).any()]
+    if rows:
+        logp = logp + np.mean([np.log((1 - floor) * p + floor / k) for p in rows], axis=0)
     logp -= logp.max()
     out = np.exp(logp)
     return out / out.sum()
