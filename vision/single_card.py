@@ -869,7 +869,8 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
     ``parts`` (with ``corners``): filled with the chosen card's experts over those codes,
     ``card`` (the whole card at the jittered quads), ``corners`` (2 rows, top-left and
     bottom-right; a NaN row is a corner not read) and ``colour`` (the field colour's weights),
-    for :mod:`vision.expert_eval`; the corners are read a second time for it."""
+    for :mod:`vision.expert_eval`; the corners are read a second time for it (not adapted by
+    ``adapter``)."""
     classes = classifier.classes  # type: ignore[attr-defined]
 
     def read(crops: list[np.ndarray]) -> np.ndarray:
