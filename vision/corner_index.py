@@ -195,8 +195,10 @@ def fuse(card: np.ndarray, corners: np.ndarray, floor: float = CORNER_FLOOR) -> 
 
     WHY the corners are one expert, the geometric mean of those read: they are one print of one
     symbol, so what misleads one (a printing's index shape, the card's blur) misleads the other
-    alike. Multiplied as two independent experts, two corners read 2 as reverse at 0.9 (real
-    UNO photos of one printing) outweighed a whole card reading 2 at 0.95 by about 2,500 to 95.
+    alike. Multiplied as two independent experts, two corners that read 2 as reverse at 0.9
+    (real UNO photos of one printing) outweighed a whole card reading 2 at 0.95: at 0.9 for
+    reverse and 0.01 for 2, floored over 54 codes, each corner weighs reverse about 50 to 1
+    over 2, two about 2,500 to 1, against the card's 95 to 1 (at 0.01 for reverse).
     One corner read (the other covered or out of the photo) weighs as much as both (RULE 28,
     models/README.md)."""
     k = card.shape[-1]
@@ -284,22 +286,32 @@ class CornerFusion:
             out[side] = geometric_mean(readings[~np.isnan(readings).any(axis=1)])
         return out
 
-    def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
-             card_classes: Sequence[str], adapter: object | None = None,
-             balance: bool | None = None, jitters: Sequence[Jitter] = ()) -> np.ndarray:
-        """Fused probabilities over ``codes`` for the card whose visible part is
-        ``visible_quad`` (image px) and whose whole-card probabilities (over
-        ``card_classes``) are ``card_probs``. ``adapter`` (an enrolled
-        :class:`vision.enrol.DeckProfile`) adapts the corner readings to the user's deck as it
-        adapted ``card_probs``; ``balance`` overrides the instance's white balance setting;
-        ``jitters``: see :meth:`corner_probs`."""
+    def experts(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
+                card_classes: Sequence[str], adapter: object | None = None,
+                balance: bool | None = None, jitters: Sequence[Jitter] = ()
+                ) -> dict[str, np.ndarray]:
+        """The experts :meth:`read` fuses, over ``codes``: ``card`` (the whole-card
+        probabilities ``card_probs``, over ``card_classes``, renormalised) and ``corners`` (the
+        two index corners' readings, top-left and bottom-right; a NaN row is a corner not
+        read). ``adapter`` (an enrolled :class:`vision.enrol.DeckProfile`) adapts the corner
+        readings to the user's deck as it adapted ``card_probs``; ``balance`` overrides the
+        instance's white balance setting; ``jitters``: see :meth:`corner_probs`."""
         classes = list(card_classes)
         card = np.array([card_probs[classes.index(c)] for c in self.codes], np.float64)
         probs = self.corner_probs(image, visible_quad, balance, jitters)
         if adapter is not None:
             probs = adapter.adapt_corners(probs, self.strip.classes)  # type: ignore[attr-defined]
         cols = [self.strip.classes.index(c) for c in self.codes]
-        return fuse(card, probs[:, cols])
+        return {"card": card / max(card.sum(), 1e-12), "corners": probs[:, cols]}
+
+    def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
+             card_classes: Sequence[str], adapter: object | None = None,
+             balance: bool | None = None, jitters: Sequence[Jitter] = ()) -> np.ndarray:
+        """Fused probabilities over ``codes`` for the card whose visible part is
+        ``visible_quad`` (image px): its :meth:`experts` (same arguments), fused."""
+        e = self.experts(image, visible_quad, card_probs, card_classes, adapter, balance,
+                         jitters)
+        return fuse(e["card"], e["corners"])
 
     def colour_expert(self, image: np.ndarray, visible_quad: np.ndarray) -> np.ndarray:
         """The field colour's weights over ``codes`` (:func:`vision.card_colour.colour_weights`)

@@ -866,11 +866,10 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
     probability, probabilities, the codes they are over: ``corners.codes`` with ``corners``,
     else the classifier's classes). ``temperature`` tempers the fused reading (with
     ``corners`` only); 1 gives the raw product that :mod:`vision.fused_temperature` fits.
-    ``parts`` (with ``corners``): filled with the chosen card's experts over those codes,
-    ``card`` (the whole card at the jittered quads), ``corners`` (2 rows, top-left and
-    bottom-right; a NaN row is a corner not read) and ``colour`` (the field colour's weights),
-    for :mod:`vision.expert_eval`; the corners are read a second time for it (not adapted by
-    ``adapter``)."""
+    ``parts`` (with ``corners``): filled with the chosen card's experts over those codes as
+    they were fused (:meth:`vision.corner_index.CornerFusion.experts`: ``card`` at the jittered
+    quads, ``corners``, and ``colour``, the field colour's weights), for
+    :mod:`vision.expert_eval`."""
     classes = classifier.classes  # type: ignore[attr-defined]
 
     def read(crops: list[np.ndarray]) -> np.ndarray:
@@ -904,12 +903,16 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         # which proposal is the card: a wrong proposal's "border" is no white reference (its
         # gain, up to 4x, makes its patches look like anything), and a fragment of one colour
         # (the field alone) would win on colour
+        from vision.corner_index import fuse
+
         card = _read_jittered(image, views[k], card_probs[k], read, jitters)
-        probs = corners.read(image, seen[k], card, classes, adapter,  # type: ignore
-                             jitters=jitters) * corners.colour_expert(image, seen[k])  # type: ignore
+        experts = corners.experts(image, seen[k], card, classes, adapter,  # type: ignore
+                                  jitters=jitters)
+        experts["colour"] = corners.colour_expert(image, seen[k])  # type: ignore
+        probs = fuse(experts["card"], experts["corners"]) * experts["colour"]
         probs = soften((probs / probs.sum())[None], temperature)[0]
         if parts is not None:
-            parts.update(_experts(image, seen[k], card, classes, corners, jitters))
+            parts.update(experts)
         i = int(np.argmax(probs))
         loc = Located(cands[k][1], crops[k], cands[k][0], total[k])
         codes = tuple(corners.codes)  # type: ignore[attr-defined]
@@ -920,18 +923,6 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         probs = np.where([c in allowed for c in classes], probs, 0.0)
     i = int(np.argmax(probs))
     return loc, classes[i], float(probs[i]), probs, tuple(classes)
-
-
-def _experts(image: np.ndarray, quad: np.ndarray, card: np.ndarray, classes: Sequence[str],
-             corners: object, jitters: tuple[Jitter, ...]) -> dict[str, np.ndarray]:
-    """The chosen card's experts over ``corners.codes`` (see :func:`read_single_card_probs`)."""
-    codes = list(corners.codes)  # type: ignore[attr-defined]
-    strip_classes = list(corners.strip.classes)  # type: ignore[attr-defined]
-    whole = np.array([card[list(classes).index(c)] for c in codes], np.float64)
-    seen = corners.corner_probs(image, quad, jitters=jitters)  # type: ignore[attr-defined]
-    return {"card": whole / max(whole.sum(), 1e-12),
-            "corners": seen[:, [strip_classes.index(c) for c in codes]],
-            "colour": corners.colour_expert(image, quad)}  # type: ignore[attr-defined]
 
 
 def evaluate_single_cards(rows: list[dict[str, str]], classifier: object,
