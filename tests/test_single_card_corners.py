@@ -14,6 +14,8 @@ from vision.corner_index import (
     complete_quad,
     cut_edges,
     fuse,
+    grown_completion,
+    index_readings,
     inside_share,
     read_corners,
 )
@@ -83,6 +85,54 @@ def test_complete_quad_of_a_corner_keeps_the_seen_corner():
     w, h = q[1, 0] - q[0, 0], q[3, 1] - q[0, 1]
     assert w >= 340 - 0.5 and h >= 280 - 0.5
     assert max(w, h) / min(w, h) == pytest.approx(CARD_RATIO, rel=1e-3)
+
+
+@pytest.mark.parametrize(("quad", "seen"), [
+    (_box(300, 200, 640, 480), 0),   # off the bottom-right corner: its top-left is seen
+    (_box(0, 0, 200, 300), 2),       # off the top-left corner: its bottom-right is seen
+    (_box(400, 0, 640, 300), 3),     # off the top-right corner: its bottom-left is seen
+])
+@pytest.mark.parametrize("grow", [1.25, 1.5])
+def test_grown_completion_keeps_the_seen_corner(quad, seen, grow):
+    """A card running off a corner of the photo grows about the corner the photo shows."""
+    done = complete_quad(quad, SHAPE)
+    q = grown_completion(quad, SHAPE, grow)
+    assert q is not None
+    assert np.allclose(q[seen], quad[seen], atol=0.5)
+    assert np.allclose(q - q[seen], grow * (done - done[seen]), atol=0.5)
+
+
+@pytest.mark.parametrize("quad", [
+    _box(100, 100, 300, 400),   # wholly inside: its size is seen
+    _box(100, 200, 300, 480),   # off the bottom only: its width is seen
+    _box(100, 0, 300, 480),     # off top and bottom: no corner of it is seen
+    _box(0, 100, 640, 480),     # off three sides: as wide as seen
+    _box(0, 0, 640, 480),       # the whole photo
+])
+def test_grown_completion_needs_a_card_off_one_corner(quad, fusion: CornerFusion):
+    """No grown card where the quad anchors none, and no corner read at one."""
+    assert grown_completion(quad, SHAPE, 1.5) is None
+    photo = np.full((*SHAPE, 3), 90, np.uint8)
+    assert np.isnan(fusion.corner_probs(photo, quad, grow=1.5)).all()
+
+
+@pytest.mark.parametrize("code", ["7G", "3B", "8Y", "2R", "9B"])
+def test_a_card_larger_than_its_completion_is_read_at_a_grown_card(fusion: CornerFusion,
+                                                                   code: str):
+    """A card running off the photo's bottom-right corner, 60% of its width in view: the
+    smallest card holding what is seen cuts its index across, read wrong; the card grown 1.5
+    times about its seen corner reads it."""
+    img = np.full((480, 640, 3), 90, np.uint8)
+    img[60:412, 100:328] = canonical_face(code, (228, 352))
+    right, bottom = 100 + int(0.6 * 228), 60 + int(0.45 * 352)
+    photo = np.ascontiguousarray(img[:bottom, :right])
+    seen = _box(100, 60, right, bottom)
+    k = fusion.strip.classes.index(code)
+    as_completed = fusion.corner_probs(photo, seen)
+    grown = fusion.corner_probs(photo, seen, grow=1.5)
+    assert int(np.nanargmax(as_completed[0])) != k
+    assert grown[0, k] >= 0.9
+    assert np.isnan(grown[1]).all()  # the bottom-right corner lies outside the photo
 
 
 @pytest.mark.parametrize(("quad", "expected"), [
@@ -201,6 +251,27 @@ def test_the_two_corners_are_one_expert(card, corner, winner):
     assert int(np.argmax(p)) == winner
     # one corner read weighs as much as two that agree
     assert np.allclose(fuse(_over_54(*card), np.stack([both[0], [np.nan] * 54])), p)
+
+
+@pytest.mark.parametrize(("classes", "probs", "expected"), [
+    # a network without "none": the codes' columns, as they are
+    (("1B", "2B", "BACK"), [[0.2, 0.5, 0.3]], [[0.2, 0.5]]),
+    # "none" is spread evenly over the codes: a corner that shows no index says nothing
+    (("1B", "2B", "BACK", "none"), [[0.1, 0.1, 0.0, 0.8]], [[0.5, 0.5]]),
+    (("1B", "2B", "BACK", "none"), [[0.6, 0.0, 0.2, 0.2]], [[0.7, 0.1]]),
+    # a corner not seen stays a NaN row
+    (("1B", "2B", "none"), [[np.nan] * 3], [[np.nan] * 2]),
+])
+def test_index_readings(classes, probs, expected):
+    out = index_readings(np.array(probs), classes, ("1B", "2B"))
+    assert np.allclose(out, expected, equal_nan=True)
+
+
+def test_a_corner_without_an_index_leaves_the_whole_card_reading_alone():
+    card = np.array([0.6, 0.3, 0.1])
+    none = index_readings(np.array([[0.0, 0.0, 0.0, 1.0]] * 2), ("a", "b", "c", "none"),
+                          ("a", "b", "c"))
+    assert np.allclose(fuse(card, none), card)
 
 
 def test_a_rendered_card_is_read_by_both_corners(fusion: CornerFusion):

@@ -15,6 +15,7 @@ from protocol_runner.observations import from_json
 from vision.recognise import TableReader
 from vision.strip_classifier import (
     DEFAULT_STRIP_MODEL,
+    NO_INDEX,
     STRIP_CLASSES,
     STRIP_SIZE,
     WIDE_STRIP_MODELS,
@@ -26,7 +27,15 @@ from vision.strip_classifier import (
     single_card_strip,
 )
 from vision.synth.video import Camera, render_world
-from vision.train.strip import face_pool, make_patches, training_seeds
+from vision.train.strip import (
+    face_pool,
+    make_patches,
+    no_index_patches,
+    no_index_target,
+    training_seeds,
+)
+
+ONE_CARD_CLASSES = tuple(sorted((*STRIP_CLASSES, NO_INDEX)))
 
 
 @pytest.fixture(scope="module")
@@ -164,13 +173,52 @@ def test_one_card_is_read_by_the_wide_networks_in_the_shipped_ones_place(strip, 
 
 def test_the_ensemble_is_the_members_geometric_mean(strip):
     patches = [p for v in make_patches(face_pool(7, 1, ("RG", "2G")), 2, 8).values() for p in v]
-    wide = StripClassifier.load(WIDE_STRIP_MODELS[0])
-    a, b = strip.predict_patches(patches), wide.predict_patches(patches)
-    both = StripEnsemble((strip, wide)).predict_patches(patches)
+    one, two = (StripClassifier.load(p) for p in WIDE_STRIP_MODELS)
+    a, b = one.predict_patches(patches), two.predict_patches(patches)
+    both = StripEnsemble((one, two)).predict_patches(patches)
     expected = np.sqrt(a * b) / np.sqrt(a * b).sum(axis=1, keepdims=True)
     assert np.allclose(both, expected, atol=1e-5)
-    assert np.allclose(StripEnsemble((strip, strip)).predict_patches(patches), a, atol=1e-5)
-    assert StripEnsemble((strip, wide)).predict_patches([]).shape == (0, len(STRIP_CLASSES))
+    assert np.allclose(StripEnsemble((strip, strip)).predict_patches(patches),
+                       strip.predict_patches(patches), atol=1e-5)
+    assert StripEnsemble((one, two)).predict_patches([]).shape == (0, len(ONE_CARD_CLASSES))
+
+
+def test_the_one_card_networks_also_know_a_corner_without_an_index(strip):
+    assert NO_INDEX not in strip.classes
+    assert all(StripClassifier.load(p).classes == ONE_CARD_CLASSES for p in WIDE_STRIP_MODELS)
+
+
+def test_corners_without_an_index_are_read_as_none(strip):
+    """Printings no training saw (render seed 7): the one-card pair reads patches of a face's
+    interior or of a face turned a quarter as none, and the faces' own corners hardly ever."""
+    pair = single_card_strip(strip)
+    pool = face_pool(7, 1)
+    none = pair.classes.index(NO_INDEX)
+    empty = np.argmax(pair.predict_patches(no_index_patches(pool, 40, 8)), axis=1)
+    faces = [p for v in make_patches(pool, 1, 8, 1).values() for p in v]
+    read = np.argmax(pair.predict_patches(faces), axis=1)
+    assert (empty == none).sum() >= 32
+    assert (read == none).sum() <= 3
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_face_without_an_index_in_its_corner(seed: int):
+    """Turned a quarter, or cut to its interior right of the top-left index (0.3 of the width
+    on) or below it (0.32 of the height on), never reaching the bottom-right one."""
+    face = np.zeros((176, 114, 3), np.uint8)
+    out = no_index_target(face, np.random.default_rng(seed))
+    h, w = out.shape[:2]
+    if (h, w) != (114, 176):
+        cut_x, cut_y = 114 - w, 176 - h
+        assert cut_x >= 0.3 * 114 - 1 or cut_y >= 0.32 * 176 - 1
+        assert cut_x <= 0.4 * 114 and cut_y <= 0.45 * 176
+
+
+def test_patches_without_an_index_come_from_a_generator_of_their_own():
+    pool = face_pool(7, 1, ("RG", "2G"))
+    first, again = no_index_patches(pool, 3, 5), no_index_patches(pool, 3, 5)
+    assert len(first) == 3 and all(p.shape == (STRIP_SIZE, STRIP_SIZE, 3) for p in first)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
 
 
 def test_an_ensemble_of_other_classes_is_refused(strip):
@@ -194,4 +242,4 @@ def test_the_wide_strip_command_trains_the_wide_network(tmp_path: Path, seed: li
     assert main(["train", "--part", "strip", "--wide", *seed, "--quick", "--runs",
                  str(tmp_path), "--out", str(out)]) == 0
     assert [p.name for p in out.glob("*.onnx")] == [name]
-    assert StripClassifier.load(out / name).classes == STRIP_CLASSES
+    assert StripClassifier.load(out / name).classes == ONE_CARD_CLASSES

@@ -5,17 +5,20 @@ covers; and a card held up to a webcam often runs off the frame, so the located 
 visible part of the card. The printed corner index (top-left, and the same index turned 180° at
 the bottom-right) is what a person reads then. This module
 
-1. completes a quad cut off by the photo's edge to the card's full aspect (:func:`complete_quad`),
+1. completes a quad cut off by the photo's edge to the card's full aspect (:func:`complete_quad`;
+   a card running off a corner of the photo is also tried larger, :func:`grown_completion`),
 2. cuts both index corners of the completed card (each the top-left corner of one of the two
    ways up) and reads them with the corner-strip network (:mod:`vision.strip_classifier`;
    two trainings on wide printings too averaged in place of the shipped one,
    ``single_card_strip``),
 3. fuses them with the whole-card probabilities as a product of experts over the deck's faces
-   (:func:`fuse`; the two corners, one print of one symbol, as one expert). Each corner is
-   made robust by a floor: with probability ``CORNER_FLOOR`` a corner shows nothing of its
-   index (a finger, glare, a misplaced quad) and then says nothing. A corner outside the photo
-   is not read at all, and neither corner of a card that runs off two opposite sides of the
-   photo and is not seen to end on a third (a close-up it fills) is.
+   (:func:`fuse`; the two corners, one print of one symbol, as one expert); a corner the
+   networks see no index in (``NO_INDEX``: a quad located wrong, a card taken sideways) says
+   nothing (:func:`index_readings`). Each corner is made robust by a floor: with probability
+   ``CORNER_FLOOR`` a corner shows nothing of its index (a finger, glare, a misplaced quad)
+   and then says nothing. A corner outside the photo is not read at all, and neither corner
+   of a card that runs off two opposite sides of the photo and is not seen to end on a third
+   (a close-up it fills) is.
 
 The chosen card's corner patches are white-balanced by its own border before they are read
 (``balance``: real webcams tint more than the strip network's training casts), and the field's
@@ -50,6 +53,7 @@ from vision.single_card import Jitter, jittered_quads, order_portrait, rectify
 from vision.strip_classifier import (
     CARD_MM,
     DEFAULT_STRIP_MODEL,
+    NO_INDEX,
     StripClassifier,
     StripClassifierError,
     StripEnsemble,
@@ -151,6 +155,29 @@ def complete_quad(quad: np.ndarray, shape: tuple[int, int], ratio: float = CARD_
     return q.astype(np.float32)
 
 
+def grown_completion(quad: np.ndarray, shape: tuple[int, int], grow: float,
+                     ratio: float = CARD_RATIO) -> np.ndarray | None:
+    """The card of :func:`complete_quad` grown ``grow`` times about its one corner that is
+    seen, for a quad cut by the photo's edge on exactly two adjacent sides (a card running
+    off a corner of the photo); None for any other quad (its size is seen, or nothing of it
+    anchors a larger card).
+
+    WHY: :func:`complete_quad` takes the smallest card that holds what is seen. A card held
+    close to a webcam and running off two sides is often larger than that, and its index
+    corner, cut at the smallest card's scale, shows the index cut across or too large (real
+    webcam photos, models/README.md, forty-seventh session). The seen corner, where the two
+    sides that are the card's own meet, stays where it is; the index lies at a fixed share of
+    the card from it."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    cut = cut_edges(q, shape)
+    pairs = [i for i in range(4) if cut[i] and cut[(i + 1) % 4]]
+    if sum(cut) != 2 or len(pairs) != 1:
+        return None
+    done = np.asarray(complete_quad(q, shape, ratio), np.float64)
+    anchor = done[(pairs[0] + 3) % 4]
+    return (anchor + grow * (done - anchor)).astype(np.float32)
+
+
 def inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
     """Share of ``quad``'s area that lies inside the photo."""
     h, w = shape
@@ -184,6 +211,17 @@ def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
         if gain is not None:
             patches = [apply_gain(p, gain) for p in patches]
         out.reshape(2 * n, k)[todo] = strip.predict_patches(patches)
+    return out
+
+
+def index_readings(probs: np.ndarray, classes: Sequence[str], codes: Sequence[str]
+                   ) -> np.ndarray:
+    """Corner readings (M, len(classes)) over the strip network's ``classes`` as readings over
+    ``codes``: a network's belief that a corner shows no index (``NO_INDEX``) is spread evenly
+    over the codes, since such a corner says nothing about the card."""
+    out = probs[:, [list(classes).index(c) for c in codes]]
+    if NO_INDEX in classes:
+        out = out + probs[:, [list(classes).index(NO_INDEX)]] / len(codes)
     return out
 
 
@@ -260,8 +298,8 @@ class CornerFusion:
         return cls(single_card_strip(strip), codes, balance, colour)
 
     def corner_probs(self, image: np.ndarray, visible_quad: np.ndarray,
-                     balance: bool | None = None, jitters: Sequence[Jitter] = ()
-                     ) -> np.ndarray:
+                     balance: bool | None = None, jitters: Sequence[Jitter] = (),
+                     grow: float = 1.0) -> np.ndarray:
         """The strip network's probabilities (2, strip classes) for the two index corners of
         the card whose visible part is ``visible_quad`` (a NaN row: a corner not in the
         photo); ``balance`` overrides the instance's setting. With ``jitters`` each corner is
@@ -269,13 +307,18 @@ class CornerFusion:
         the renormalised geometric mean of the readings inside the photo (WHY: as
         :func:`vision.single_card._read_jittered`; a corner patch is a small part of the card,
         so a quad off by 2-3% moves the index within it). Whether a corner is read is decided
-        by the quad as located."""
+        by the quad as located. ``grow``: the completed card grown about its seen corner
+        (:func:`grown_completion`); all NaN where the quad does not anchor one."""
         if _cut_across(visible_quad, image.shape[:2]):
             return np.full((2, len(self.strip.classes)), np.nan)
         gain = None
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
-        quad = order_portrait(complete_quad(visible_quad, image.shape[:2]))
+        done = (complete_quad(visible_quad, image.shape[:2]) if grow == 1.0
+                else grown_completion(visible_quad, image.shape[:2], grow))
+        if done is None:
+            return np.full((2, len(self.strip.classes)), np.nan)
+        quad = order_portrait(done)
         others = jittered_quads(quad, jitters)
         probs = read_corners(self.strip, image, [quad, *others], gain)
         out = probs[0]
@@ -288,29 +331,30 @@ class CornerFusion:
 
     def experts(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
                 card_classes: Sequence[str], adapter: object | None = None,
-                balance: bool | None = None, jitters: Sequence[Jitter] = ()
-                ) -> dict[str, np.ndarray]:
+                balance: bool | None = None, jitters: Sequence[Jitter] = (),
+                grow: float = 1.0) -> dict[str, np.ndarray]:
         """The experts :meth:`read` fuses, over ``codes``: ``card`` (the whole-card
         probabilities ``card_probs``, over ``card_classes``, renormalised) and ``corners`` (the
         two index corners' readings, top-left and bottom-right; a NaN row is a corner not
         read). ``adapter`` (an enrolled :class:`vision.enrol.DeckProfile`) adapts the corner
         readings to the user's deck as it adapted ``card_probs``; ``balance`` overrides the
-        instance's white balance setting; ``jitters``: see :meth:`corner_probs`."""
+        instance's white balance setting; ``jitters``, ``grow``: see :meth:`corner_probs`."""
         classes = list(card_classes)
         card = np.array([card_probs[classes.index(c)] for c in self.codes], np.float64)
-        probs = self.corner_probs(image, visible_quad, balance, jitters)
+        probs = self.corner_probs(image, visible_quad, balance, jitters, grow)
         if adapter is not None:
             probs = adapter.adapt_corners(probs, self.strip.classes)  # type: ignore[attr-defined]
-        cols = [self.strip.classes.index(c) for c in self.codes]
-        return {"card": card / max(card.sum(), 1e-12), "corners": probs[:, cols]}
+        return {"card": card / max(card.sum(), 1e-12),
+                "corners": index_readings(probs, self.strip.classes, self.codes)}
 
     def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
              card_classes: Sequence[str], adapter: object | None = None,
-             balance: bool | None = None, jitters: Sequence[Jitter] = ()) -> np.ndarray:
+             balance: bool | None = None, jitters: Sequence[Jitter] = (),
+             grow: float = 1.0) -> np.ndarray:
         """Fused probabilities over ``codes`` for the card whose visible part is
         ``visible_quad`` (image px): its :meth:`experts` (same arguments), fused."""
         e = self.experts(image, visible_quad, card_probs, card_classes, adapter, balance,
-                         jitters)
+                         jitters, grow)
         return fuse(e["card"], e["corners"])
 
     def colour_expert(self, image: np.ndarray, visible_quad: np.ndarray) -> np.ndarray:

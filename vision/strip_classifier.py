@@ -28,12 +28,18 @@ WIDE_STRIP_MODELS = (DEFAULT_STRIP_MODEL.with_name("strip_classifier_wide.onnx")
 """The corner-strip networks trained on wide printings too (``cardtable train --part strip
 --wide`` and ``--wide --seed 1``), read in place of the shipped one where one card's index
 corners are read (:func:`single_card_strip`); the table's fanned strips are read by the shipped
-one alone."""
+one alone. They also know ``NO_INDEX``, a corner that shows no index."""
 CORNER_MM = (13.0, 22.0)
 """The part of a card that stays visible at the closest fanning (13 mm columns, 22 mm rows)."""
 CARD_MM = (57.0, 88.0)
 STRIP_SIZE = 32
 STRIP_CLASSES: tuple[str, ...] = tuple(sorted([c.code for c in uno_faces()] + [BACK]))
+NO_INDEX = "none"
+"""The class of the one-card corner networks (``WIDE_STRIP_MODELS``) for a patch that shows
+no index (the field, the oval, a corner without one): what a quad located wrong or a card
+taken the wrong way round puts where the index should be. It says nothing about the card
+(:func:`vision.corner_index.index_readings`). Not a class of the table's network, whose fanned
+strips always show an index or a back."""
 
 
 class StripClassifierError(ValueError):

@@ -13,6 +13,8 @@ The same network reads the index corners of a single card held up to a camera
 (:func:`compose_single`): sharper (up to 3 px/mm), washed out by a webcam, partly under a finger,
 or with a sliver beyond the photo's edge. Those are drawn after the fanned patches from a generator
 of their own, so the fanned data (and its held-out set) are exactly what they were without them.
+The one-card networks (``--wide``) also learn corners that show no index (``NO_INDEX``,
+:func:`no_index_patches`).
 
 ultralytics' own augmentations are off (flips swap 6 and 9, hue jitter swaps colours, random
 crops cut the index); ours are applied when the patches are composed. Training runs on CPU in a
@@ -32,7 +34,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.strip_classifier import CORNER_MM, STRIP_CLASSES, STRIP_SIZE, corner_patch_quad
+from vision.strip_classifier import (
+    CORNER_MM,
+    NO_INDEX,
+    STRIP_CLASSES,
+    STRIP_SIZE,
+    corner_patch_quad,
+)
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
@@ -188,6 +196,35 @@ def compose_single(target: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return _degrade(patch, rng)
 
 
+def no_index_target(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``face`` moved so that the top-left corner patch :func:`compose_single` cuts from it
+    shows no upright index: turned a quarter (the patch falls on a corner that has none) or cut
+    to its interior (the field, the oval, the big symbol). WHY: a quad located wrong, or a card
+    taken the wrong way round, puts such a patch where the reader looks for an index; the
+    corner networks, which had only seen indices, read it as the reverse most often (the
+    smallest white shape), and confidently (RULE 26, models/README.md)."""
+    if rng.random() < 0.5:
+        return np.ascontiguousarray(np.rot90(face, 1 if rng.random() < 0.5 else 3))
+    h, w = face.shape[:2]
+    # right of the top-left index, or below it; never as far as the bottom-right one
+    if rng.random() < 0.5:
+        x, y = rng.uniform(0.3, 0.4) * w, rng.uniform(0.0, 0.45) * h
+    else:
+        x, y = rng.uniform(0.0, 0.4) * w, rng.uniform(0.32, 0.45) * h
+    return np.ascontiguousarray(face[int(y):, int(x):])
+
+
+def no_index_patches(pool: dict[str, list[np.ndarray]], count: int, seed: int
+                     ) -> list[np.ndarray]:
+    """``count`` single-card corner patches that show no index (:func:`no_index_target`),
+    composed as :func:`compose_single` composes a whole card's corner, from faces of
+    ``pool`` (generator ``[seed, 3]``, so every other patch is the same without them)."""
+    rng = np.random.default_rng([seed, 3])
+    faces = [f for code, fs in pool.items() if code != NO_INDEX for f in fs]
+    return [compose_single(no_index_target(faces[int(rng.integers(len(faces)))], rng), rng)
+            for _ in range(count)]
+
+
 def _cut(image: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
          ppm_range: tuple[float, float] = (0.8, 1.5)) -> np.ndarray:
     """The corner patch of ``quad`` seen at the camera's resolution (0.8 to 1.5 px/mm for a
@@ -264,7 +301,10 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     ``per_class`` fanned patches and ``single`` whole-card corners per class (by default
     ``5 * (per_class // 16)``: 100 with the 320 of ``cardtable train``, which made the committed
     model). ``wide`` wide printings per class join the training pool's ``styles`` plain ones
-    (:func:`face_pool`); the held-out and calibration pools stay plain. The held-out sets
+    (:func:`face_pool`); the held-out and calibration pools stay plain. A wide training (one
+    card's corners only) also learns ``NO_INDEX`` from as many patches as any face has
+    (:func:`no_index_patches`), measured on held-out ones (``held_out_no_index``, and
+    ``held_out_read_as_no_index`` for the faces' held-out patches). The held-out sets
     use printings (render seeds) the training never saw: ``held_out_accuracy`` on fanned
     patches (the table pipeline's case), ``held_out_single_accuracy`` on whole-card corners.
     ``seed`` 0 renders the training pool and patches from seeds 0 and 1 (the shipped networks);
@@ -286,13 +326,18 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     t0 = time.perf_counter()
     pool_seed, patch_seed = training_seeds(seed)
     train_pool = face_pool(pool_seed, styles, wide=wide)
-    write_folder(make_patches(train_pool, per_class, patch_seed, single), data / "train")
+    train = make_patches(train_pool, per_class, patch_seed, single)
     val_pool = face_pool(1, 3)
     fanned = max(20, per_class // 10)
     held = make_patches(val_pool, fanned, 2, max(20, single // 5) if single else 0)
     held_out = {c: v[:fanned] for c, v in held.items()}
     held_single = {c: v[fanned:] for c, v in held.items()}
-    write_folder(held_out, data / "val")
+    held_none: list[np.ndarray] = []
+    if wide:  # the one-card networks also learn a corner that shows no index (NO_INDEX)
+        train[NO_INDEX] = no_index_patches(train_pool, per_class + single, patch_seed)
+        held_none = no_index_patches(val_pool, fanned, 2)
+    write_folder(train, data / "train")
+    write_folder({**held_out, NO_INDEX: held_none} if held_none else held_out, data / "val")
     if log:
         print(f"strip data: {len(STRIP_CLASSES)} classes × {per_class} patches rendered in "
               f"{time.perf_counter() - t0:.0f} s", flush=True)
@@ -332,6 +377,13 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
                                                                           strict=True))
         meta["held_out_single_accuracy"] = round(ok / len(singles), 4)
         meta["held_out_single_patches"] = len(singles)
+    if held_none:
+        none = clf.classes.index(NO_INDEX)
+        meta["held_out_no_index"] = round(float(np.mean(
+            np.argmax(clf.predict_patches(held_none), 1) == none)), 4)
+        codes = [img for images in held.values() for img in images]
+        meta["held_out_read_as_no_index"] = round(float(np.mean(
+            np.argmax(clf.predict_patches(codes), 1) == none)), 4)
     meta["train_seconds"] = round(time.perf_counter() - t0)
     out.with_suffix(".json").write_text(json.dumps(meta, indent=1))
     if log:
