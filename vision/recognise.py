@@ -189,7 +189,14 @@ class TableReader:
             options["profile"] = DeckProfile.load(profile)
             options["profile"].check_model(classifier)
             if options.get("strip") is not None:
-                options["profile"].check_strip(options["strip"].classes)
+                # a profile from photos of single cards adapts what reads one card's corners
+                # (the wide networks); one enrolled on the mat, the table's strip
+                strip = options["strip"]
+                if not options["profile"].on_mat:
+                    from vision.strip_classifier import single_card_strip
+
+                    strip = single_card_strip(strip)
+                options["profile"].check_strip(strip.classes)
         return cls(classifier, **options)
 
     @property
