@@ -208,6 +208,41 @@ def test_adapt_corners_refuses_another_strip_model() -> None:
         _corner_profile().adapt_corners(np.array([[0.5, 0.5, 0.0]]), ("1R", "7R", "W"))
 
 
+ONE_CARD_STRIP = ("1R", "7R", "W", "none")
+
+
+def _one_card_profile(clf: CardClassifier) -> DeckProfile:
+    """A deck enrolled with corner networks that know ``none``: its 1R corners read mostly as
+    7R, its 7R corners as 7R, and its wild card's corners as no index at all."""
+    from vision.enrol import _profile
+
+    views = {c: [np.eye(4)[i]] for i, c in enumerate(("1R", "7R", "W"))}
+    corners = {"1R": [np.array([0.25, 0.6, 0.0, 0.15])], "7R": [np.array([0.0, 0.9, 0.0, 0.1])],
+               "W": [np.array([0.05, 0.05, 0.05, 0.85])]}
+    return _profile(views, corners, clf, ONE_CARD_STRIP, (), "photos")
+
+
+def test_a_card_whose_corners_show_no_index_gets_no_corner_prototype(
+        clf: CardClassifier) -> None:
+    profile = _one_card_profile(clf)
+    assert profile.corner_codes == ("1R", "7R")
+    assert profile.corner_prototypes is not None
+    assert np.allclose(profile.corner_prototypes[:, ONE_CARD_STRIP.index("none")], 0.0)
+
+
+@pytest.mark.parametrize(("reading", "winner", "none"), [
+    ([0.02, 0.02, 0.01, 0.95], "none", 0.95),  # no index: still says nothing, not "wild"
+    ([0.25, 0.6, 0.0, 0.15], "1R", 0.15),      # reads like this deck's 1: a 1, none kept
+    ([0.0, 0.9, 0.0, 0.1], "7R", 0.1),         # this deck's 7
+])
+def test_adapt_corners_keeps_a_corner_s_belief_in_no_index(clf: CardClassifier,
+                                                            reading: list[float], winner: str,
+                                                            none: float) -> None:
+    (out,) = _one_card_profile(clf).adapt_corners(np.array([reading]), ONE_CARD_STRIP)
+    assert ONE_CARD_STRIP[int(np.argmax(out))] == winner
+    assert out[-1] == pytest.approx(none) and out.sum() == pytest.approx(1.0)
+
+
 def test_corner_prototypes_round_trip(tmp_path: Path) -> None:
     profile = _corner_profile()
     loaded = DeckProfile.load(profile.save(tmp_path / "c.npz"))

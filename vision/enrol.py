@@ -40,6 +40,7 @@ import numpy as np
 from protocol_runner.cards import BACK
 from vision.classifier import CardClassifier, _softmax
 from vision.single_card import SingleCardError, locate_card, read_image, read_labels
+from vision.strip_classifier import NO_INDEX
 
 if TYPE_CHECKING:
     from vision.corner_index import CornerFusion
@@ -153,11 +154,14 @@ class DeckProfile:
         if not seen.any():
             return out
         p = out[seen] / np.maximum(out[seen].sum(1, keepdims=True), 1e-12)
+        p, none = _index_part(p, self.strip_classes)
         root = _unit_rows(np.sqrt(np.maximum(p, 0.0)))
         p_proto = _softmax((root @ self.corner_prototypes.T) / self.temperature)
         full = np.zeros_like(p)
         full[:, [self.strip_classes.index(c) for c in self.corner_codes]] = p_proto
-        out[seen] = (1 - self.blend) * p + self.blend * full
+        out[seen] = (1 - none) * ((1 - self.blend) * p + self.blend * full)
+        if NO_INDEX in self.strip_classes:
+            out[seen, self.strip_classes.index(NO_INDEX)] = none[:, 0]
         return out
 
     def check_model(self, classifier: CardClassifier) -> None:
@@ -265,17 +269,44 @@ def enrol_images(photos: Sequence[EnrolPhoto], images: Iterable[np.ndarray],
                     tuple(corners.strip.classes) if corners else (), tuple(read), PHOTOS)
 
 
+def _index_part(p: np.ndarray, strip_classes: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Corner readings (M, S) split into what they say of an index, renormalised over the
+    other classes with ``NO_INDEX``'s column zero, and their belief (M, 1) that the corner shows
+    no index (all zero for a network without that class).
+
+    WHY: a corner that shows no index says nothing about the card; matched as it is against
+    the enrolled corners, it matched the card whose own corners show none (a wild card's), and
+    the enrolled deck's reading moved to that card (models/README.md, forty-seventh session)."""
+    p = np.array(p, np.float64)
+    if NO_INDEX not in strip_classes:
+        return p, np.zeros((len(p), 1))
+    k = list(strip_classes).index(NO_INDEX)
+    none = p[:, k:k + 1].copy()
+    p[:, k] = 0.0
+    return p / np.maximum(p.sum(1, keepdims=True), 1e-12), none
+
+
+NO_INDEX_SHARE = 0.5
+"""An enrolled card whose corners read no index with at least this mean belief gets no corner
+prototype: its corner print is one the corner networks do not read as an index (a wild card's
+corner), so nothing of a test card's corner should be matched to it."""
+
+
 def _profile(views: dict[str, list[np.ndarray]], corner_views: dict[str, list[np.ndarray]],
              classifier: CardClassifier, strip_classes: tuple[str, ...],
              read: tuple[EnrolPhoto, ...], source: str) -> DeckProfile:
     """A code's prototype is the mean of its embeddings; its corner prototype the mean of its
-    corners' readings, square-rooted (codes with no corner seen get none)."""
+    corners' readings of an index (:func:`_index_part`), square-rooted (codes with no corner
+    seen, or whose corners mostly read no index, ``NO_INDEX_SHARE``, get none)."""
     codes = tuple(sorted(views))
     protos = _unit_rows(np.stack([np.mean(views[c], axis=0) for c in codes]))
-    corner_codes = tuple(sorted(c for c, v in corner_views.items() if v))
+    means = {c: _index_part(np.mean(v, axis=0)[None], strip_classes) for c, v in
+             corner_views.items() if v}
+    corner_codes = tuple(sorted(c for c, (_, none) in means.items()
+                                if float(none[0, 0]) < NO_INDEX_SHARE))
     corner_protos = None
     if corner_codes:
-        mean = np.stack([np.mean(corner_views[c], axis=0) for c in corner_codes])
+        mean = np.vstack([means[c][0] for c in corner_codes])
         corner_protos = _unit_rows(np.sqrt(np.maximum(mean, 0.0))).astype(np.float32)
     return DeckProfile(codes, protos.astype(np.float32), tuple(classifier.classes),
                        photos=read, corner_codes=corner_codes, corner_prototypes=corner_protos,
