@@ -909,22 +909,18 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         photo = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
         # the fallback box stands for a card that fills the photo: it is cut on every side
         seen = [photo if name == "frame" else q for name, q, _ in cands]
-        grows = [1.0] * len(cands)
         # a card running off a corner of the photo may be larger than the smallest card that
-        # holds what is seen: its corners are read at larger cards too (:func:`grown_completion`)
+        # holds what is seen: its corners are read at larger cards too (:func:`grown_completion`),
+        # its whole face as it was read
         from vision.corner_index import fuse, grown_completion
 
-        for j in range(len(cands)):
-            if cands[j][0] == "frame":
-                continue
-            for g in CORNER_GROWS:
-                if grown_completion(seen[j], (h, w), g) is not None:
-                    cands.append((f"{cands[j][0]}-grown", cands[j][1], cands[j][2]))
-                    views.append(views[j])
-                    crops.append(crops[j])
-                    card_probs = np.vstack([card_probs, card_probs[j][None]])
-                    seen.append(seen[j])
-                    grows.append(g)
+        grown = [(j, g) for j, (name, _, _) in enumerate(cands) if name != "frame"
+                 for g in CORNER_GROWS if grown_completion(seen[j], (h, w), g) is not None]
+        grows = [1.0] * len(cands) + [g for _, g in grown]
+        parents = list(range(len(cands))) + [j for j, _ in grown]
+        cands += [(f"{cands[j][0]}-grown", cands[j][1], cands[j][2]) for j, _ in grown]
+        views, crops, seen = ([xs[j] for j in parents] for xs in (views, crops, seen))
+        card_probs = card_probs[parents]
         total = []
         for (_, _, s), q, p, g in zip(cands, seen, card_probs, grows, strict=True):
             e = corners.experts(image, q, p, classes, adapter, balance=False,  # type: ignore
