@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,7 @@ from vision.corner_index import (
     grown_completion,
     index_readings,
     inside_share,
+    most_legible,
     read_corners,
 )
 from vision.single_card import (
@@ -109,27 +112,41 @@ def test_grown_completion_keeps_the_seen_corner(quad, seen, grow):
     _box(0, 100, 640, 480),     # off three sides: as wide as seen
     _box(0, 0, 640, 480),       # the whole photo
 ])
-def test_grown_completion_needs_a_card_off_one_corner(quad, fusion: CornerFusion):
-    """No grown card where the quad anchors none, and no corner read at one."""
+def test_grown_completion_needs_a_card_off_one_corner(quad):
     assert grown_completion(quad, SHAPE, 1.5) is None
-    photo = np.full((*SHAPE, 3), 90, np.uint8)
-    assert np.isnan(fusion.corner_probs(photo, quad, grow=1.5)).all()
+
+
+NAN3 = [np.nan] * 3
+
+
+@pytest.mark.parametrize(("readings", "expected"), [
+    # the scale whose surest code is surest wins, corner by corner
+    ([[[0.6, 0.3, 0.1], [0.2, 0.7, 0.1]], [[0.05, 0.9, 0.05], [0.5, 0.4, 0.1]]],
+     [[0.05, 0.9, 0.05], [0.2, 0.7, 0.1]]),
+    # "none" is no code: a clear no-index reading does not beat a weak index
+    ([[[0.5, 0.2, 0.3], NAN3], [[0.02, 0.02, 0.96], NAN3]], [[0.5, 0.2, 0.3], NAN3]),
+    # a corner not read at one scale is read at another
+    ([[NAN3, NAN3], [[0.1, 0.8, 0.1], NAN3]], [[0.1, 0.8, 0.1], NAN3]),
+])
+def test_most_legible(readings, expected):
+    out = most_legible(np.array(readings), ("1B", "2B", "none"))
+    assert np.allclose(out, expected, equal_nan=True)
 
 
 @pytest.mark.parametrize("code", ["7G", "3B", "8Y", "2R", "9B"])
 def test_a_card_larger_than_its_completion_is_read_at_a_grown_card(fusion: CornerFusion,
                                                                    code: str):
     """A card running off the photo's bottom-right corner, 60% of its width in view: the
-    smallest card holding what is seen cuts its index across, read wrong; the card grown 1.5
-    times about its seen corner reads it."""
+    smallest card holding what is seen cuts its index across, read wrong; read at larger cards
+    too (``CORNER_GROWS``), its top-left corner keeps the legible reading."""
     img = np.full((480, 640, 3), 90, np.uint8)
     img[60:412, 100:328] = canonical_face(code, (228, 352))
     right, bottom = 100 + int(0.6 * 228), 60 + int(0.45 * 352)
     photo = np.ascontiguousarray(img[:bottom, :right])
     seen = _box(100, 60, right, bottom)
     k = fusion.strip.classes.index(code)
-    as_completed = fusion.corner_probs(photo, seen)
-    grown = fusion.corner_probs(photo, seen, grow=1.5)
+    as_completed = replace(fusion, grows=()).corner_probs(photo, seen)
+    grown = fusion.corner_probs(photo, seen)
     assert int(np.nanargmax(as_completed[0])) != k
     assert grown[0, k] >= 0.9
     assert np.isnan(grown[1]).all()  # the bottom-right corner lies outside the photo

@@ -68,6 +68,13 @@ CORNER_FLOOR = 0.3
 corner expert is ``(1 - floor) · p + floor / K``. A priori: in a hand-held photo one corner in
 three or four is under a finger or off the card (0.1 to 0.5 read the rendered held-up photos
 alike)."""
+CORNER_GROWS = (1.25, 1.5)
+"""How much larger than the smallest card holding what is seen a card running off a corner of
+the photo is also taken to be when its corners are read (:func:`grown_completion`,
+:func:`most_legible`). WHY these: on rendered cards held close (``synthetic:near``, tuning seed
+7) the true card is 1.11 times the completed one's width at the median, 1.24 at the upper
+quartile, 1.40 at the 90th percentile; the real webcam photos' close-ups showed their index cut
+across by the completed card's patch (RULE 30, models/README.md)."""
 CUT_TOL = 0.015  # of the photo's longer side: a quad corner this close to the edge touches it
 MIN_INSIDE = 0.85  # share of a corner patch that must lie inside the photo to be read
 
@@ -214,6 +221,28 @@ def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
     return out
 
 
+def most_legible(readings: np.ndarray, classes: Sequence[str]) -> np.ndarray:
+    """(2, C): for each corner, of its readings (G, 2, C) at several scales of the card (a NaN
+    row: not read at that scale), the one whose surest code (``NO_INDEX`` aside) is surest; a
+    NaN row where none was read.
+
+    WHY the corner's own confidence, not the agreement with the whole card: the scales are one
+    hypothesis about one card, and the scale at which its index is cut right reads it clearly.
+    Offered as further candidates of the fused choice (RULE 30), the grown cards won where
+    their corner agreed with a wrong whole card, and lost where the index read right at
+    another scale disagreed with it (real webcam photos, models/README.md, RULE 32)."""
+    readings = np.asarray(readings, np.float64)
+    codes = [i for i, c in enumerate(classes) if c != NO_INDEX]
+    out = np.full(readings.shape[1:], np.nan)
+    for side in range(readings.shape[1]):
+        rows = readings[:, side]
+        seen = ~np.isnan(rows).any(axis=1)
+        if seen.any():
+            sure = np.where(seen, np.nan_to_num(rows[:, codes]).max(axis=1), -1.0)
+            out[side] = rows[int(np.argmax(sure))]
+    return out
+
+
 def index_readings(probs: np.ndarray, classes: Sequence[str], codes: Sequence[str]
                    ) -> np.ndarray:
     """Corner readings (M, len(classes)) over the strip network's ``classes`` as readings over
@@ -268,12 +297,14 @@ class CornerFusion:
     ``balance``: white-balance the corner patches by the card's border before the strip network
     reads them (it learned from renders under mild casts; real webcams tint more).
     ``colour``: multiply in the colour of the field as a pixel statistic
-    (:mod:`vision.card_colour`)."""
+    (:mod:`vision.card_colour`). ``grows``: the larger cards a card running off a corner of
+    the photo is also read as (:meth:`corner_probs`)."""
 
     strip: StripClassifier | StripEnsemble
     codes: tuple[str, ...]
     balance: bool = True
     colour: bool = True
+    grows: tuple[float, ...] = CORNER_GROWS
 
     @classmethod
     def load(cls, card_classes: Sequence[str], allowed: Sequence[str] | None = None,
@@ -298,8 +329,8 @@ class CornerFusion:
         return cls(single_card_strip(strip), codes, balance, colour)
 
     def corner_probs(self, image: np.ndarray, visible_quad: np.ndarray,
-                     balance: bool | None = None, jitters: Sequence[Jitter] = (),
-                     grow: float = 1.0) -> np.ndarray:
+                     balance: bool | None = None, jitters: Sequence[Jitter] = ()
+                     ) -> np.ndarray:
         """The strip network's probabilities (2, strip classes) for the two index corners of
         the card whose visible part is ``visible_quad`` (a NaN row: a corner not in the
         photo); ``balance`` overrides the instance's setting. With ``jitters`` each corner is
@@ -307,18 +338,26 @@ class CornerFusion:
         the renormalised geometric mean of the readings inside the photo (WHY: as
         :func:`vision.single_card._read_jittered`; a corner patch is a small part of the card,
         so a quad off by 2-3% moves the index within it). Whether a corner is read is decided
-        by the quad as located. ``grow``: the completed card grown about its seen corner
-        (:func:`grown_completion`); all NaN where the quad does not anchor one."""
+        by the quad as located. A card running off a corner of the photo is also read at the
+        larger cards of ``grows`` (:func:`grown_completion`), and each corner keeps its most
+        legible reading (:func:`most_legible`)."""
         if _cut_across(visible_quad, image.shape[:2]):
             return np.full((2, len(self.strip.classes)), np.nan)
         gain = None
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
-        done = (complete_quad(visible_quad, image.shape[:2]) if grow == 1.0
-                else grown_completion(visible_quad, image.shape[:2], grow))
-        if done is None:
-            return np.full((2, len(self.strip.classes)), np.nan)
-        quad = order_portrait(done)
+        shape = image.shape[:2]
+        cards = [complete_quad(visible_quad, shape)]
+        cards += [q for g in self.grows
+                  if (q := grown_completion(visible_quad, shape, g)) is not None]
+        readings = [self._read_card(image, order_portrait(q), gain, jitters) for q in cards]
+        return most_legible(np.stack(readings), self.strip.classes)
+
+    def _read_card(self, image: np.ndarray, quad: np.ndarray, gain: np.ndarray | None,
+                   jitters: Sequence[Jitter]) -> np.ndarray:
+        """(2, strip classes): the two index corners of the whole card at ``quad`` (ordered
+        portrait), each the geometric mean of its readings at the ``jitters`` inside the
+        photo."""
         others = jittered_quads(quad, jitters)
         probs = read_corners(self.strip, image, [quad, *others], gain)
         out = probs[0]
@@ -331,17 +370,17 @@ class CornerFusion:
 
     def experts(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
                 card_classes: Sequence[str], adapter: object | None = None,
-                balance: bool | None = None, jitters: Sequence[Jitter] = (),
-                grow: float = 1.0) -> dict[str, np.ndarray]:
+                balance: bool | None = None, jitters: Sequence[Jitter] = ()
+                ) -> dict[str, np.ndarray]:
         """The experts :meth:`read` fuses, over ``codes``: ``card`` (the whole-card
         probabilities ``card_probs``, over ``card_classes``, renormalised) and ``corners`` (the
         two index corners' readings, top-left and bottom-right; a NaN row is a corner not
         read). ``adapter`` (an enrolled :class:`vision.enrol.DeckProfile`) adapts the corner
         readings to the user's deck as it adapted ``card_probs``; ``balance`` overrides the
-        instance's white balance setting; ``jitters``, ``grow``: see :meth:`corner_probs`."""
+        instance's white balance setting; ``jitters``: see :meth:`corner_probs`."""
         classes = list(card_classes)
         card = np.array([card_probs[classes.index(c)] for c in self.codes], np.float64)
-        probs = self.corner_probs(image, visible_quad, balance, jitters, grow)
+        probs = self.corner_probs(image, visible_quad, balance, jitters)
         if adapter is not None:
             probs = adapter.adapt_corners(probs, self.strip.classes)  # type: ignore[attr-defined]
         return {"card": card / max(card.sum(), 1e-12),
@@ -349,12 +388,11 @@ class CornerFusion:
 
     def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
              card_classes: Sequence[str], adapter: object | None = None,
-             balance: bool | None = None, jitters: Sequence[Jitter] = (),
-             grow: float = 1.0) -> np.ndarray:
+             balance: bool | None = None, jitters: Sequence[Jitter] = ()) -> np.ndarray:
         """Fused probabilities over ``codes`` for the card whose visible part is
         ``visible_quad`` (image px): its :meth:`experts` (same arguments), fused."""
         e = self.experts(image, visible_quad, card_probs, card_classes, adapter, balance,
-                         jitters, grow)
+                         jitters)
         return fuse(e["card"], e["corners"])
 
     def colour_expert(self, image: np.ndarray, visible_quad: np.ndarray) -> np.ndarray:

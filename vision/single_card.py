@@ -399,14 +399,6 @@ geometry and evidence do not. WHY 3: of 0.5, 1, 1.5, 2 and 3, the most proposals
 card best-scored on the CC BY training split's webcam frames (21, 42, 66, 74, 78 of 121 with the
 thirty-sixth session's mask, `python -m vision.locate_eval --split train`) with no loss on the
 tuning renders; not chosen again for the thirty-seventh and thirty-eighth sessions' masks."""
-CORNER_GROWS = (1.25, 1.5)
-"""How much larger than the smallest card holding what is seen a card running off a corner of
-the photo is also taken to be when its corners are read (:func:`vision.corner_index.
-grown_completion`), each a further candidate of the fused choice. WHY these: on rendered cards
-held close (``synthetic:near``, tuning seed 7) the true card is 1.11 times the completed one's
-width at the median, 1.24 at the upper quartile, 1.40 at the 90th percentile; the real webcam
-photos' close-ups showed their index cut across by the completed card's patch (RULE 30,
-models/README.md)."""
 FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read with corners
 FUSED_TEMPERATURE = 1.22
 """Temperature of the fused reading (whole card at jittered quads × two corners × the field's
@@ -855,8 +847,7 @@ def read_single_card(image: np.ndarray, classifier: object,
     :class:`vision.corner_index.CornerFusion`) adds the two corner indices of the card, and
     then chooses among the proposals within ``FUSED_MARGIN`` of the best geometric score (and
     the upright cards that one lying wider than tall could be the end of, :func:`card_ends`,
-    their whole face read from the quad of :func:`end_in_view`; and, for one running off a
-    corner of the photo, its corners read at larger cards, ``CORNER_GROWS``)
+    their whole face read from the quad of :func:`end_in_view`)
     the one whose whole face and (unbalanced) corners agree best; the chosen one is read again with
     its corners white-balanced by its border and its field's colour weighed in.
     WHY: a fragment or the whole frame can fool the whole-card classifier, but its corner
@@ -909,25 +900,11 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         photo = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
         # the fallback box stands for a card that fills the photo: it is cut on every side
         seen = [photo if name == "frame" else q for name, q, _ in cands]
-        # a card running off a corner of the photo may be larger than the smallest card that
-        # holds what is seen: its corners are read at larger cards too (:func:`grown_completion`),
-        # its whole face as it was read
-        from vision.corner_index import fuse, grown_completion
+        from vision.corner_index import fuse
 
-        grown = [(j, g) for j, (name, _, _) in enumerate(cands) if name != "frame"
-                 for g in CORNER_GROWS if grown_completion(seen[j], (h, w), g) is not None]
-        grows = [1.0] * len(cands) + [g for _, g in grown]
-        parents = list(range(len(cands))) + [j for j, _ in grown]
-        cands += [(f"{cands[j][0]}-grown", cands[j][1], cands[j][2]) for j, _ in grown]
-        views, crops, seen = ([xs[j] for j in parents] for xs in (views, crops, seen))
-        card_probs = card_probs[parents]
-        total = []
-        for (_, _, s), q, p, g in zip(cands, seen, card_probs, grows, strict=True):
-            e = corners.experts(image, q, p, classes, adapter, balance=False,  # type: ignore
-                                grow=g)
-            read_any = not np.isnan(e["corners"]).any(axis=1).all()
-            total.append(s + float(fuse(e["card"], e["corners"]).max())
-                         if g == 1.0 or read_any else -np.inf)
+        fused = [corners.read(image, q, p, classes, adapter, balance=False)  # type: ignore
+                 for q, p in zip(seen, card_probs, strict=True)]
+        total = [s + float(f.max()) for (_, _, s), f in zip(cands, fused, strict=True)]
         k = int(np.argmax(total))
         # white balance and the colour statistic refine the reading of the chosen card, not
         # which proposal is the card: a wrong proposal's "border" is no white reference (its
@@ -935,7 +912,7 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         # (the field alone) would win on colour
         card = _read_jittered(image, views[k], card_probs[k], read, jitters)
         experts = corners.experts(image, seen[k], card, classes, adapter,  # type: ignore
-                                  jitters=jitters, grow=grows[k])
+                                  jitters=jitters)
         experts["colour"] = corners.colour_expert(image, seen[k])  # type: ignore
         probs = fuse(experts["card"], experts["corners"]) * experts["colour"]
         probs = soften((probs / probs.sum())[None], temperature)[0]
