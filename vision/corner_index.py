@@ -243,6 +243,19 @@ def most_legible(readings: np.ndarray, classes: Sequence[str]) -> np.ndarray:
     return out
 
 
+def _jittered_mean(readings: np.ndarray) -> np.ndarray:
+    """(2, C): a card's two corners from their readings (J, 2, C) at its quad and its jittered
+    quads, each the renormalised geometric mean of the readings inside the photo; a corner not
+    read at the quad itself stays a NaN row (whether a corner is read is decided by the quad)."""
+    out = readings[0].copy()
+    if len(readings) == 1:
+        return out
+    for side in np.flatnonzero(~np.isnan(out).any(axis=1)):
+        rows = readings[:, side]
+        out[side] = geometric_mean(rows[~np.isnan(rows).any(axis=1)])
+    return out
+
+
 def index_readings(probs: np.ndarray, classes: Sequence[str], codes: Sequence[str]
                    ) -> np.ndarray:
     """Corner readings (M, len(classes)) over the strip network's ``classes`` as readings over
@@ -350,23 +363,11 @@ class CornerFusion:
         cards = [complete_quad(visible_quad, shape)]
         cards += [q for g in self.grows
                   if (q := grown_completion(visible_quad, shape, g)) is not None]
-        readings = [self._read_card(image, order_portrait(q), gain, jitters) for q in cards]
-        return most_legible(np.stack(readings), self.strip.classes)
-
-    def _read_card(self, image: np.ndarray, quad: np.ndarray, gain: np.ndarray | None,
-                   jitters: Sequence[Jitter]) -> np.ndarray:
-        """(2, strip classes): the two index corners of the whole card at ``quad`` (ordered
-        portrait), each the geometric mean of its readings at the ``jitters`` inside the
-        photo."""
-        others = jittered_quads(quad, jitters)
-        probs = read_corners(self.strip, image, [quad, *others], gain)
-        out = probs[0]
-        if not others:
-            return out
-        for side in np.flatnonzero(~np.isnan(out).any(axis=1)):
-            readings = probs[:, side]
-            out[side] = geometric_mean(readings[~np.isnan(readings).any(axis=1)])
-        return out
+        # every card at every jitter in one network call
+        ways = [[q, *jittered_quads(q, jitters)] for q in map(order_portrait, cards)]
+        probs = read_corners(self.strip, image, [w for card in ways for w in card], gain)
+        readings = probs.reshape(len(ways), len(ways[0]), *probs.shape[1:])
+        return most_legible(np.stack([_jittered_mean(r) for r in readings]), self.strip.classes)
 
     def experts(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
                 card_classes: Sequence[str], adapter: object | None = None,
