@@ -19,6 +19,7 @@ from vision.strip_classifier import (
     STRIP_CLASSES,
     STRIP_SIZE,
     WIDE_STRIP_MODELS,
+    WIDE_STRIP_SIZE,
     StripClassifier,
     StripClassifierError,
     StripEnsemble,
@@ -28,6 +29,7 @@ from vision.strip_classifier import (
 )
 from vision.synth.video import Camera, render_world
 from vision.train.strip import (
+    RENDER_PX_PER_MM,
     face_pool,
     make_patches,
     no_index_patches,
@@ -79,10 +81,20 @@ def test_missing_model_is_a_clear_error(tmp_path: Path):
         StripClassifier.load(tmp_path / "nothing.onnx")
 
 
-def test_cut_patch_is_the_network_input():
+@pytest.mark.parametrize("size", [STRIP_SIZE, WIDE_STRIP_SIZE, 7])
+def test_cut_patch_is_the_network_input(size: int):
     image = np.full((200, 200, 3), 200, np.uint8)
-    patch = cut_patch(image, np.float32([[10, 10], [67, 10], [67, 98], [10, 98]]))
-    assert patch.shape == (STRIP_SIZE, STRIP_SIZE, 3)
+    patch = cut_patch(image, np.float32([[10, 10], [67, 10], [67, 98], [10, 98]]), size)
+    assert patch.shape == (size, size, 3)
+
+
+def test_each_network_reads_patches_of_its_own_input_size(strip):
+    """The table's network reads 32-px patches, the one-card pair 64-px ones (their JSON)."""
+    assert strip.size == STRIP_SIZE
+    assert single_card_strip(strip).size == WIDE_STRIP_SIZE
+    quad = np.float32([[10, 10], [67, 10], [67, 98], [10, 98]])
+    image = np.full((200, 200, 3), 200, np.uint8)
+    assert strip.predict(image, [quad, quad]).shape == (2, len(strip.classes))
 
 
 def test_a_rendered_selection_layout_is_read_cell_by_cell():
@@ -171,13 +183,19 @@ def test_one_card_is_read_by_the_wide_networks_in_the_shipped_ones_place(strip, 
     assert single_card_strip(own) is own
 
 
+def _patches(size: int, codes: tuple[str, ...] = ("RG", "2G")) -> list[np.ndarray]:
+    pool = face_pool(7, 1, codes, px_per_mm=RENDER_PX_PER_MM * size / STRIP_SIZE)
+    return [p for v in make_patches(pool, 2, 8, size=size).values() for p in v]
+
+
 def test_the_ensemble_is_the_members_geometric_mean(strip):
-    patches = [p for v in make_patches(face_pool(7, 1, ("RG", "2G")), 2, 8).values() for p in v]
     one, two = (StripClassifier.load(p) for p in WIDE_STRIP_MODELS)
+    patches = _patches(one.size)
     a, b = one.predict_patches(patches), two.predict_patches(patches)
     both = StripEnsemble((one, two)).predict_patches(patches)
     expected = np.sqrt(a * b) / np.sqrt(a * b).sum(axis=1, keepdims=True)
     assert np.allclose(both, expected, atol=1e-5)
+    patches = _patches(strip.size)
     assert np.allclose(StripEnsemble((strip, strip)).predict_patches(patches),
                        strip.predict_patches(patches), atol=1e-5)
     assert StripEnsemble((one, two)).predict_patches([]).shape == (0, len(ONE_CARD_CLASSES))
@@ -192,10 +210,10 @@ def test_corners_without_an_index_are_read_as_none(strip):
     """Printings no training saw (render seed 7): the one-card pair reads patches of a face's
     interior or of a face turned a quarter as none, and the faces' own corners hardly ever."""
     pair = single_card_strip(strip)
-    pool = face_pool(7, 1)
+    pool = face_pool(7, 1, px_per_mm=RENDER_PX_PER_MM * pair.size / STRIP_SIZE)
     none = pair.classes.index(NO_INDEX)
-    empty = np.argmax(pair.predict_patches(no_index_patches(pool, 40, 8)), axis=1)
-    faces = [p for v in make_patches(pool, 1, 8, 1).values() for p in v]
+    empty = np.argmax(pair.predict_patches(no_index_patches(pool, 40, 8, pair.size)), axis=1)
+    faces = [p for v in make_patches(pool, 1, 8, 1, pair.size).values() for p in v]
     read = np.argmax(pair.predict_patches(faces), axis=1)
     assert (empty == none).sum() >= 32
     assert (read == none).sum() <= 3
@@ -227,6 +245,9 @@ def test_an_ensemble_of_other_classes_is_refused(strip):
         StripEnsemble((strip, other))
     with pytest.raises(StripClassifierError, match="same classes"):
         StripEnsemble(())
+    larger = StripClassifier(strip.session, strip.classes, strip.input_name, size=64)
+    with pytest.raises(StripClassifierError, match="same input size"):
+        StripEnsemble((strip, larger))
 
 
 @pytest.mark.parametrize(("seed", "name"), [([], "strip_classifier_wide.onnx"),

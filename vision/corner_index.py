@@ -214,7 +214,7 @@ def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
     todo = [i for i, w in enumerate(ways)
             if inside_share(corner_patch_quad(w), image.shape[:2]) >= MIN_INSIDE]
     if todo:
-        patches = [cut_patch(image, ways[i]) for i in todo]
+        patches = [cut_patch(image, ways[i], strip.size) for i in todo]
         if gain is not None:
             patches = [apply_gain(p, gain) for p in patches]
         out.reshape(2 * n, k)[todo] = strip.predict_patches(patches)

@@ -33,6 +33,14 @@ CORNER_MM = (13.0, 22.0)
 """The part of a card that stays visible at the closest fanning (13 mm columns, 22 mm rows)."""
 CARD_MM = (57.0, 88.0)
 STRIP_SIZE = 32
+WIDE_STRIP_SIZE = 64
+"""The input side of the one-card corner networks (:data:`WIDE_STRIP_MODELS`; the table's
+network reads ``STRIP_SIZE``). WHY larger: one card held up to a camera or photographed by a
+phone shows its index at 4-12 px/mm, and at 32 px the 13 × 22 mm patch keeps about 1.5 px/mm
+across its height: an italic 6 over its bar read as 8, a 9 as 6 (real webcam close-ups,
+models/README.md, RULE 33). WHY 64, not 48: the classifier's input is a multiple of its stride,
+32 (ultralytics trains a 48 request at 64). The table's patches are seen at about 1 px/mm and
+gain nothing."""
 STRIP_CLASSES: tuple[str, ...] = tuple(sorted([c.code for c in uno_faces()] + [BACK]))
 NO_INDEX = "none"
 """The class of the one-card corner networks (``WIDE_STRIP_MODELS``) for a patch that shows
@@ -56,8 +64,9 @@ def corner_patch_quad(quad: np.ndarray, card_mm: tuple[float, float] = CARD_MM) 
     return np.float32([q[0], q[0] + right, q[0] + right + down, q[0] + down])
 
 
-def cut_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The corner patch of the card at ``quad`` (image px), as the network's square input."""
+def cut_patch(image: np.ndarray, quad: np.ndarray, size: int = STRIP_SIZE) -> np.ndarray:
+    """The corner patch of the card at ``quad`` (image px), as a network's ``size``-square
+    input."""
     src = corner_patch_quad(quad)
     # sample at the image's own resolution first (as the camera saw it), then to the input size
     w = max(6, int(round(float(np.linalg.norm(src[1] - src[0])))))
@@ -69,15 +78,13 @@ def cut_patch(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     # a table camera's patch is smaller than the input and is enlarged; a close-up's (a single
     # card, a phone photo) is larger and must be averaged down, not point-sampled (aliasing
     # thins the index strokes into noise the network never saw)
-    if max(w, h) > STRIP_SIZE:
-        low = cv2.resize(low, (min(w, STRIP_SIZE), min(h, STRIP_SIZE)),
-                         interpolation=cv2.INTER_AREA)
-    return cv2.resize(low, (STRIP_SIZE, STRIP_SIZE), interpolation=cv2.INTER_LINEAR)
+    if max(w, h) > size:
+        low = cv2.resize(low, (min(w, size), min(h, size)), interpolation=cv2.INTER_AREA)
+    return cv2.resize(low, (size, size), interpolation=cv2.INTER_LINEAR)
 
 
 def network_input(patches: Sequence[np.ndarray]) -> np.ndarray:
-    """(N, 3, S, S) float32 RGB in [0, 1]: ``STRIP_SIZE``-square BGR patches as the network
-    reads them."""
+    """(N, 3, S, S) float32 RGB in [0, 1]: S-square BGR patches as a network reads them."""
     x = np.stack([cv2.cvtColor(p, cv2.COLOR_BGR2RGB) for p in patches]).astype(np.float32)
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2) / 255.0)
 
@@ -112,6 +119,8 @@ class StripClassifier:
     weighs and flags readings by these probabilities, so they must mean what they say."""
     path: Path | None = None
     """The file it was loaded from (:func:`single_card_strip` replaces the shipped one only)."""
+    size: int = STRIP_SIZE
+    """The side of its square input (the ``input`` of its JSON): what :func:`cut_patch` cuts."""
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_STRIP_MODEL, threads: int = 1) -> StripClassifier:
@@ -129,10 +138,11 @@ class StripClassifier:
         opts.inter_op_num_threads = 1
         session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         return cls(session, tuple(meta["classes"]), session.get_inputs()[0].name,
-                   float(meta.get("temperature", 1.0)), path.resolve())
+                   float(meta.get("temperature", 1.0)), path.resolve(),
+                   int(meta.get("input", STRIP_SIZE)))
 
     def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
-        """(N, C) probabilities for ``STRIP_SIZE``-square BGR patches."""
+        """(N, C) probabilities for BGR patches of its input ``size``."""
         if not len(patches):
             return np.zeros((0, len(self.classes)), np.float32)
         return self.predict_input(network_input(patches))
@@ -145,7 +155,7 @@ class StripClassifier:
 
     def predict(self, image: np.ndarray, quads: Sequence[np.ndarray]) -> np.ndarray:
         """(N, C) probabilities for the cards at ``quads`` (whole-card quads in image px)."""
-        return self.predict_patches([cut_patch(image, q) for q in quads])
+        return self.predict_patches([cut_patch(image, q, self.size) for q in quads])
 
 
 @dataclass(frozen=True)
@@ -164,13 +174,19 @@ class StripEnsemble:
     members: tuple[StripClassifier, ...]
 
     def __post_init__(self) -> None:
-        if not self.members or any(m.classes != self.members[0].classes for m in self.members):
+        first = self.members[0] if self.members else None
+        if first is None or any((m.classes, m.size) != (first.classes, first.size)
+                                for m in self.members):
             raise StripClassifierError("a strip ensemble needs one network or more, all over "
-                                       "the same classes")
+                                       "the same classes at the same input size")
 
     @property
     def classes(self) -> tuple[str, ...]:
         return self.members[0].classes
+
+    @property
+    def size(self) -> int:
+        return self.members[0].size
 
     def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
         """(N, C) probabilities: the members' renormalised geometric mean."""

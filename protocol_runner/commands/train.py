@@ -155,10 +155,14 @@ def run(args: argparse.Namespace) -> int:
                    else ("strip_classifier", "strip"))
     if args.seed:
         model, work = f"{model}_seed{args.seed}", f"{work}_seed{args.seed}"
+    from vision.strip_classifier import STRIP_SIZE, WIDE_STRIP_SIZE
+
     strip_meta = train_strip_classifier(out / f"{model}.onnx", args.runs.resolve() / work,
                                         workers=args.workers,
                                         wide=strip["styles"] if args.wide else 0,
-                                        seed=args.seed, **strip)
+                                        seed=args.seed,
+                                        size=WIDE_STRIP_SIZE if args.wide else STRIP_SIZE,
+                                        **strip)
     print(f"strip classifier: held-out top-1 {strip_meta['held_out_accuracy']}, "
           f"temperature {strip_meta['temperature']}")
     return 0

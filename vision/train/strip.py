@@ -59,10 +59,10 @@ share a generator, and none is a held-out (1, 2) or calibration (3, 4) seed."""
 FELT_BGR = (110, 45, 95)
 
 
-def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wide: int = 0
-              ) -> dict[str, list[np.ndarray]]:
-    """``styles`` renders of every class at 2 px/mm, each in a random printing (plus the classic
-    look in the training pool, seed 0, since it is one printing people own), then ``wide``
+def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wide: int = 0,
+              px_per_mm: float = RENDER_PX_PER_MM) -> dict[str, list[np.ndarray]]:
+    """``styles`` renders of every class at ``px_per_mm``, each in a random printing (plus the
+    classic look in the training pool, seed 0, since it is one printing people own), then ``wide``
     renders in wide printings (:func:`vision.synth.faces.widen_uno_style` with recent
     printings' details and the other typefaces, the reverse index up to
     ``WIDE_REVERSE_INDEX`` times as large, the 6/9 index drawn each of the
@@ -91,7 +91,7 @@ def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wi
     )
 
     rng = np.random.default_rng(seed)
-    size = (round(CARD_MM[0] * RENDER_PX_PER_MM), round(CARD_MM[1] * RENDER_PX_PER_MM))
+    size = (round(CARD_MM[0] * px_per_mm), round(CARD_MM[1] * px_per_mm))
     pool: dict[str, list[np.ndarray]] = {}
     for code in classes:
         faces = [render_face(code, rng, size=size, deck="uno") for _ in range(styles)]
@@ -128,9 +128,10 @@ def _paste(canvas: np.ndarray, face: np.ndarray, x: float, y: float, angle: floa
 
 
 def compose(target: np.ndarray, right: np.ndarray | None, below: np.ndarray | None,
-            rng: np.random.Generator) -> np.ndarray:
-    """One training patch: ``target`` fanned under its neighbours, cut like the reader cuts it."""
-    p = RENDER_PX_PER_MM
+            rng: np.random.Generator, size: int = STRIP_SIZE) -> np.ndarray:
+    """One training patch: ``target`` fanned under its neighbours, cut like the reader cuts it
+    (``size`` square)."""
+    p = _px_per_mm(target)
     margin = 12.0
     W = round((CORNER_MM[0] + 2 * margin + 30) * p)
     H = round((CORNER_MM[1] + 2 * margin + 30) * p)
@@ -148,7 +149,7 @@ def compose(target: np.ndarray, right: np.ndarray | None, below: np.ndarray | No
                float(rng.normal(0, 1.5)))
     # the localiser places covered cards within a few mm (a hand's jitter, a card's rotation)
     quad = _misplaced_quad(rng, 0.05, 2.0, 1.8, 4.5) * p + [ox, oy]
-    patch = _cut(canvas, quad.astype(np.float32), rng)
+    patch = _cut(canvas, quad.astype(np.float32), rng, size=size)
     return _degrade(patch, rng)
 
 
@@ -164,11 +165,13 @@ def _misplaced_quad(rng: np.random.Generator, scale: float, turn_deg: float, shi
     return quad_mm + np.clip(rng.normal(0, shift_mm, 2), -max_shift_mm, max_shift_mm)
 
 
-def compose_single(target: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def compose_single(target: np.ndarray, rng: np.random.Generator, size: int = STRIP_SIZE
+                   ) -> np.ndarray:
     """One training patch of a whole card's index corner (no neighbours), as the single-card
-    reader cuts it from a completed quad: misplaced by a few mm, seen at up to 3 px/mm, on any
-    background, maybe washed out, partly under a finger or running off the photo."""
-    p = RENDER_PX_PER_MM
+    reader cuts it from a completed quad: misplaced by a few mm, seen at up to 3 px/mm (at a
+    32-px input; as much more as ``size`` is larger), on any background, maybe washed out,
+    partly under a finger or running off the photo."""
+    p = _px_per_mm(target)
     margin = 12.0
     W = round((CORNER_MM[0] + 2 * margin + 30) * p)
     H = round((CORNER_MM[1] + 2 * margin + 30) * p)
@@ -177,15 +180,15 @@ def compose_single(target: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     ox, oy = margin * p, margin * p
     _paste(canvas, target, ox, oy, float(rng.normal(0, 2.0)))
     quad = _misplaced_quad(rng, 0.08, 2.5, 2.2, 6.0) * p + [ox, oy]
-    patch = _cut(canvas, quad.astype(np.float32), rng, (0.8, 3.0))
+    patch = _cut(canvas, quad.astype(np.float32), rng, (0.8, 3.0 * size / STRIP_SIZE), size)
     if rng.random() < 0.3:  # a fingertip over part of the corner
         skin = (rng.uniform(50, 150), rng.uniform(80, 170), rng.uniform(120, 220))
-        centre = (int(rng.uniform(0, STRIP_SIZE)), int(rng.uniform(0.5, 1.3) * STRIP_SIZE))
-        axes = (int(rng.uniform(0.2, 0.45) * STRIP_SIZE), int(rng.uniform(0.2, 0.4) * STRIP_SIZE))
+        centre = (int(rng.uniform(0, size)), int(rng.uniform(0.5, 1.3) * size))
+        axes = (int(rng.uniform(0.2, 0.45) * size), int(rng.uniform(0.2, 0.4) * size))
         cv2.ellipse(patch, centre, axes, float(rng.uniform(0, 180)), 0, 360, skin, -1,
                     cv2.LINE_AA)
     if rng.random() < 0.2:  # a sliver beyond the photo's edge, filled as the reader fills it
-        k = int(rng.uniform(0.05, 0.15) * STRIP_SIZE)
+        k = int(rng.uniform(0.05, 0.15) * size)
         side = int(rng.integers(4))
         patch = np.rot90(patch, side).copy()
         patch[:, :k] = patch[:, k:k + 1]
@@ -214,21 +217,26 @@ def no_index_target(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.ascontiguousarray(face[int(y):, int(x):])
 
 
-def no_index_patches(pool: dict[str, list[np.ndarray]], count: int, seed: int
-                     ) -> list[np.ndarray]:
+def no_index_patches(pool: dict[str, list[np.ndarray]], count: int, seed: int,
+                     size: int = STRIP_SIZE) -> list[np.ndarray]:
     """``count`` single-card corner patches that show no index (:func:`no_index_target`),
     composed as :func:`compose_single` composes a whole card's corner, from faces of
     ``pool`` (generator ``[seed, 3]``, so every other patch is the same without them)."""
     rng = np.random.default_rng([seed, 3])
     faces = [f for code, fs in pool.items() if code != NO_INDEX for f in fs]
-    return [compose_single(no_index_target(faces[int(rng.integers(len(faces)))], rng), rng)
+    return [compose_single(no_index_target(faces[int(rng.integers(len(faces)))], rng), rng, size)
             for _ in range(count)]
 
 
+def _px_per_mm(face: np.ndarray) -> float:
+    """The resolution ``face`` was rendered at (:func:`face_pool`)."""
+    return face.shape[1] / CARD_MM[0]
+
+
 def _cut(image: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
-         ppm_range: tuple[float, float] = (0.8, 1.5)) -> np.ndarray:
+         ppm_range: tuple[float, float] = (0.8, 1.5), size: int = STRIP_SIZE) -> np.ndarray:
     """The corner patch of ``quad`` seen at the camera's resolution (0.8 to 1.5 px/mm for a
-    table camera)."""
+    table camera), as a ``size``-square input."""
     ppm = rng.uniform(*ppm_range)
     small = (max(6, round(CORNER_MM[0] * ppm)), max(8, round(CORNER_MM[1] * ppm)))
     src = corner_patch_quad(quad)
@@ -236,7 +244,7 @@ def _cut(image: np.ndarray, quad: np.ndarray, rng: np.random.Generator,
     M = cv2.getPerspectiveTransform(src, dst)
     low = cv2.warpPerspective(image, M, small, flags=cv2.INTER_AREA,
                               borderMode=cv2.BORDER_REPLICATE)
-    return cv2.resize(low, (STRIP_SIZE, STRIP_SIZE), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(low, (size, size), interpolation=cv2.INTER_LINEAR)
 
 
 def _degrade(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -255,7 +263,7 @@ def _degrade(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def make_patches(pool: dict[str, list[np.ndarray]], per_class: int, seed: int,
-                 single: int = 0) -> dict[str, list[np.ndarray]]:
+                 single: int = 0, size: int = STRIP_SIZE) -> dict[str, list[np.ndarray]]:
     """``per_class`` fanned patches of every class of ``pool``, then ``single`` unfanned
     whole-card corners of each (from a generator of their own: the fanned patches are the same
     whatever ``single`` is)."""
@@ -268,12 +276,12 @@ def make_patches(pool: dict[str, list[np.ndarray]], per_class: int, seed: int,
             target = faces[int(rng.integers(len(faces)))]
             right = everything[int(rng.integers(len(everything)))] if rng.random() < 0.85 else None
             below = everything[int(rng.integers(len(everything)))] if rng.random() < 0.85 else None
-            out[code].append(compose(target, right, below, rng))
+            out[code].append(compose(target, right, below, rng, size))
     rng_single = np.random.default_rng([seed, 1])
     for code, faces in pool.items():
         for _ in range(single):
             target = faces[int(rng_single.integers(len(faces)))]
-            out[code].append(compose_single(target, rng_single))
+            out[code].append(compose_single(target, rng_single, size))
     return out
 
 
@@ -295,7 +303,8 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
                            work: str | Path = "runs/strip", per_class: int = 220,
                            styles: int = 12, epochs: int = 12, batch: int = 128,
                            workers: int = 2, log: bool = True, single: int | None = None,
-                           wide: int = 0, seed: int = 0) -> dict[str, float]:
+                           wide: int = 0, seed: int = 0, size: int = STRIP_SIZE
+                           ) -> dict[str, float]:
     """Render the data, train, export ``out`` (+ ``.json`` sidecar), measure held-out accuracy.
 
     ``per_class`` fanned patches and ``single`` whole-card corners per class (by default
@@ -309,7 +318,9 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
     patches (the table pipeline's case), ``held_out_single_accuracy`` on whole-card corners.
     ``seed`` 0 renders the training pool and patches from seeds 0 and 1 (the shipped networks);
     N > 0 from seeds of its own (``TRAIN_SEED_BASE``), measured on the same held-out and
-    calibration sets.
+    calibration sets. ``size``: the network's input side; the faces are rendered and the
+    single-card corners seen at ``size / STRIP_SIZE`` times the resolution of the 32-px recipe
+    (the fanned patches stay at a table camera's), so that a larger input sees finer print.
     Returns the figures written to the sidecar. About 10 minutes on 2 CPU cores.
     """
     from ultralytics import YOLO
@@ -325,41 +336,43 @@ def train_strip_classifier(out: str | Path = "models/strip_classifier.onnx",
         shutil.rmtree(data)
     t0 = time.perf_counter()
     pool_seed, patch_seed = training_seeds(seed)
-    train_pool = face_pool(pool_seed, styles, wide=wide)
-    train = make_patches(train_pool, per_class, patch_seed, single)
-    val_pool = face_pool(1, 3)
+    px = RENDER_PX_PER_MM * size / STRIP_SIZE
+    train_pool = face_pool(pool_seed, styles, wide=wide, px_per_mm=px)
+    train = make_patches(train_pool, per_class, patch_seed, single, size)
+    val_pool = face_pool(1, 3, px_per_mm=px)
     fanned = max(20, per_class // 10)
-    held = make_patches(val_pool, fanned, 2, max(20, single // 5) if single else 0)
+    held = make_patches(val_pool, fanned, 2, max(20, single // 5) if single else 0, size)
     held_out = {c: v[:fanned] for c, v in held.items()}
     held_single = {c: v[fanned:] for c, v in held.items()}
     held_none: list[np.ndarray] = []
     if wide:  # the one-card networks also learn a corner that shows no index (NO_INDEX)
-        train[NO_INDEX] = no_index_patches(train_pool, per_class + single, patch_seed)
-        held_none = no_index_patches(val_pool, fanned, 2)
+        train[NO_INDEX] = no_index_patches(train_pool, per_class + single, patch_seed, size)
+        held_none = no_index_patches(val_pool, fanned, 2, size)
     write_folder(train, data / "train")
     write_folder({**held_out, NO_INDEX: held_none} if held_none else held_out, data / "val")
     if log:
         print(f"strip data: {len(STRIP_CLASSES)} classes × {per_class} patches rendered in "
               f"{time.perf_counter() - t0:.0f} s", flush=True)
     model = YOLO("yolov8n-cls.yaml")
-    model.train(data=str(data), imgsz=STRIP_SIZE, epochs=epochs, batch=batch, workers=workers,
+    model.train(data=str(data), imgsz=size, epochs=epochs, batch=batch, workers=workers,
                 device="cpu", project=str(work.resolve()), name="cls", exist_ok=True,
                 pretrained=False, amp=False, plots=False, fliplr=0.0, flipud=0.0, hsv_h=0.0,
                 hsv_s=0.0, hsv_v=0.0, erasing=0.0, auto_augment=None, scale=0.0, cache="ram",
                 seed=seed, verbose=False, lr0=0.003, optimizer="AdamW", warmup_epochs=1,
                 cos_lr=True)
     best = work / "cls" / "weights" / "best.pt"
-    onnx_path = Path(YOLO(str(best)).export(format="onnx", imgsz=STRIP_SIZE, simplify=False,
+    onnx_path = Path(YOLO(str(best)).export(format="onnx", imgsz=size, simplify=False,
                                             dynamic=True))
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(onnx_path, out)
     names = YOLO(str(best)).names
     classes = [names[i] for i in range(len(names))]
-    meta = {"classes": classes, "input": STRIP_SIZE, "corner_mm": list(CORNER_MM)}
+    meta = {"classes": classes, "input": size, "corner_mm": list(CORNER_MM)}
     out.with_suffix(".json").write_text(json.dumps(meta, indent=1))
     clf = StripClassifier.load(out)
     # calibration on printings neither training nor validation used
-    calib = make_patches(face_pool(3, 2), max(20, per_class // 10), 4, single // 10)
+    calib = make_patches(face_pool(3, 2, px_per_mm=px), max(20, per_class // 10), 4,
+                         single // 10, size)
     probs = np.concatenate([clf.predict_patches(v) for v in calib.values()])
     labels = np.concatenate([[clf.classes.index(c)] * len(v) for c, v in calib.items()])
     meta["temperature"] = round(fit_temperature(probs, labels), 3)
