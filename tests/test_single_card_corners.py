@@ -538,11 +538,10 @@ def test_python_m_single_card_prints_what_its_main_prints(capsys):
     (36, "SG", False),
     # read wrong while an end's whole face was read from the completed card (end_in_view)
     (2, "2R", True), (19, "6Y", True),
-    pytest.param(44, "5B", True, marks=pytest.mark.xfail(strict=True, reason=(
-        "a known limit from the twenty-fifth to the thirty-fifth session and again since the "
-        "thirty-eighth's card mask (models/README.md): the mask's four-cornered outline of the "
-        "five-cornered part in view wins as it is and reads 1B; read right by an end with the "
-        "thirty-sixth and thirty-seventh sessions' masks"))),
+    # a known limit from the twenty-fifth to the thirty-fifth session and from the
+    # thirty-eighth's card mask to the forty-seventh (the mask's outline of the part in view won
+    # as it was and read 1B); read right by its end since the 64-px corner networks (RULE 33)
+    (44, "5B", True),
 ])
 def test_a_card_held_close_is_read_as_the_upright_card_its_end_belongs_to(
         clf: CardClassifier, fusion: CornerFusion, index: int, code: str, by_end: bool):
