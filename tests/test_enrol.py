@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -208,6 +209,22 @@ def test_adapt_corners_refuses_another_strip_model() -> None:
         _corner_profile().adapt_corners(np.array([[0.5, 0.5, 0.0]]), ("1R", "7R", "W"))
 
 
+@pytest.mark.parametrize(("enrolled", "reading", "refused"), [
+    ("a1b2", "a1b2", False),  # the networks it was enrolled with
+    ("a1b2", "c3d4", True),   # retrained since (other weights, the same classes)
+    ("", "c3d4", True),       # a profile saved before the networks were recorded
+])
+def test_adapt_corners_refuses_other_corner_networks(enrolled: str, reading: str,
+                                                     refused: bool) -> None:
+    profile = replace(_corner_profile(), strip_digest=enrolled)
+    p = np.array([[0.3, 0.7, 0.0]])
+    if refused:
+        with pytest.raises(EnrolError, match="other corner networks.*cardtable enrol"):
+            profile.adapt_corners(p, STRIP, reading)
+    else:
+        assert STRIP[int(np.argmax(profile.adapt_corners(p, STRIP, reading)[0]))] == "1R"
+
+
 ONE_CARD_STRIP = ("1R", "7R", "W", "none")
 
 
@@ -245,8 +262,10 @@ def test_adapt_corners_keeps_a_corner_s_belief_in_no_index(clf: CardClassifier,
 
 def test_corner_prototypes_round_trip(tmp_path: Path) -> None:
     profile = _corner_profile()
+    profile = replace(profile, strip_digest="a1b2")
     loaded = DeckProfile.load(profile.save(tmp_path / "c.npz"))
     assert loaded.corner_codes == profile.corner_codes and loaded.strip_classes == STRIP
+    assert loaded.strip_digest == "a1b2"
     assert np.allclose(loaded.corner_prototypes, profile.corner_prototypes)
 
 
@@ -258,6 +277,7 @@ def test_enrol_with_corners_reads_each_card_s_corners(deck_folder: Path,
     profile = enrol(enrolment_photos(deck_folder), clf, corners)
     assert profile.corner_codes == tuple(sorted(DECK))
     assert profile.corner_prototypes is not None
+    assert profile.strip_digest == corners.strip.digest != ""
     assert np.allclose(np.linalg.norm(profile.corner_prototypes, axis=1), 1.0, atol=1e-5)
 
 

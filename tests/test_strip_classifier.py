@@ -26,6 +26,7 @@ from vision.strip_classifier import (
     corner_patch_quad,
     cut_patch,
     single_card_strip,
+    weights_digest,
 )
 from vision.synth.video import Camera, render_world
 from vision.train.strip import (
@@ -237,6 +238,18 @@ def test_patches_without_an_index_come_from_a_generator_of_their_own():
     first, again = no_index_patches(pool, 3, 5), no_index_patches(pool, 3, 5)
     assert len(first) == 3 and all(p.shape == (STRIP_SIZE, STRIP_SIZE, 3) for p in first)
     assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+
+
+def test_the_weights_digest_is_of_the_files_contents(strip, tmp_path: Path):
+    """What a deck profile records of its corner networks: equal for the same weights wherever
+    they lie, other for other weights or another order."""
+    one, two = WIDE_STRIP_MODELS
+    copy = tmp_path / "copy.onnx"
+    copy.write_bytes(one.read_bytes())
+    assert weights_digest([one]) == weights_digest([copy])
+    assert weights_digest([one, two]) != weights_digest([two, one])
+    assert weights_digest([one]) != weights_digest([two]) != strip.digest
+    assert single_card_strip(strip).digest == weights_digest([one, two])
 
 
 def test_an_ensemble_of_other_classes_is_refused(strip):

@@ -383,7 +383,8 @@ class CornerFusion:
         card = np.array([card_probs[classes.index(c)] for c in self.codes], np.float64)
         probs = self.corner_probs(image, visible_quad, balance, jitters)
         if adapter is not None:
-            probs = adapter.adapt_corners(probs, self.strip.classes)  # type: ignore[attr-defined]
+            probs = adapter.adapt_corners(  # type: ignore[attr-defined]
+                probs, self.strip.classes, self.strip.digest)
         return {"card": card / max(card.sum(), 1e-12),
                 "corners": index_readings(probs, self.strip.classes, self.codes)}
 

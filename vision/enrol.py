@@ -79,6 +79,9 @@ class DeckProfile:
     corner_codes: tuple[str, ...] = ()
     corner_prototypes: np.ndarray | None = None  # (K2, S) unit vectors of sqrt probabilities
     strip_classes: tuple[str, ...] = ()
+    strip_digest: str = ""
+    """:func:`vision.strip_classifier.weights_digest` of the corner networks that read the
+    corner prototypes ("" in a profile saved before it was recorded)."""
     source: str = PHOTOS
     """Where the deck was photographed: ``PHOTOS`` (one card per photo, :func:`enrol`) or
     ``MAT`` (laid out on the mat, :func:`enrol_mat`). A profile is used only where it was made:
@@ -91,7 +94,8 @@ class DeckProfile:
         meta = {"codes": list(self.codes), "model_classes": list(self.model_classes),
                 "temperature": self.temperature, "blend": self.blend,
                 "corner_codes": list(self.corner_codes),
-                "strip_classes": list(self.strip_classes), "source": self.source}
+                "strip_classes": list(self.strip_classes), "strip_digest": self.strip_digest,
+                "source": self.source}
         arrays = {"prototypes": self.prototypes.astype(np.float32)}
         if self.corner_prototypes is not None:
             arrays["corner_prototypes"] = self.corner_prototypes.astype(np.float32)
@@ -113,6 +117,7 @@ class DeckProfile:
                        corner_codes=tuple(meta.get("corner_codes", ())),
                        corner_prototypes=corner,
                        strip_classes=tuple(meta.get("strip_classes", ())),
+                       strip_digest=str(meta.get("strip_digest", "")),
                        source=str(meta.get("source", PHOTOS)))
         except (OSError, ValueError, KeyError) as exc:
             raise EnrolError(f"cannot read deck profile {path}: {exc}") from exc
@@ -134,21 +139,31 @@ class DeckProfile:
             raise EnrolError(f"{path} was enrolled {where}, and a profile adapts only what it "
                              f"was enrolled from: {need}")
 
-    def check_strip(self, strip_classes: Sequence[str]) -> None:
-        """Refuse a profile whose corners were enrolled with another strip model."""
-        if self.corner_codes and tuple(strip_classes) != self.strip_classes:
+    def check_strip(self, strip_classes: Sequence[str], digest: str | None = None) -> None:
+        """Refuse a profile whose corners were enrolled with another strip model: other
+        classes, or (``digest`` given, the reading networks' :func:`weights_digest`) other
+        weights, such as networks retrained since or a profile that never recorded them."""
+        if not self.corner_codes:
+            return
+        if tuple(strip_classes) != self.strip_classes:
             raise EnrolError(
                 "this deck profile's corners were enrolled with another strip model: run "
                 "`cardtable enrol` again with the current models")
+        if digest is not None and digest != self.strip_digest:
+            raise EnrolError(
+                "this deck profile's corners were enrolled with other corner networks than "
+                "these (retrained since, or the profile is older than the record of them): run "
+                "`cardtable enrol` again with the current models")
 
-    def adapt_corners(self, probs: np.ndarray, strip_classes: Sequence[str]) -> np.ndarray:
+    def adapt_corners(self, probs: np.ndarray, strip_classes: Sequence[str],
+                      digest: str | None = None) -> np.ndarray:
         """Corner readings (M, S) over ``strip_classes``, adapted to the enrolled deck like the
         whole-card reading: blended with a softmax over the Hellinger affinities to the enrolled
         cards' corner prototypes. A NaN row (a corner not seen) stays NaN; a profile without
         corner prototypes changes nothing."""
         if self.corner_prototypes is None or not self.corner_codes:
             return probs
-        self.check_strip(strip_classes)
+        self.check_strip(strip_classes, digest)
         out = np.array(probs, np.float64)
         seen = ~np.isnan(out).any(axis=1)
         if not seen.any():
@@ -266,7 +281,8 @@ def enrol_images(photos: Sequence[EnrolPhoto], images: Iterable[np.ndarray],
             corner_views.setdefault(photo.code, []).extend(
                 r for r in rows if not np.isnan(r).any())
     return _profile(views, corner_views, classifier,
-                    tuple(corners.strip.classes) if corners else (), tuple(read), PHOTOS)
+                    tuple(corners.strip.classes) if corners else (), tuple(read), PHOTOS,
+                    corners.strip.digest if corners else "")
 
 
 def _index_part(p: np.ndarray, strip_classes: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -294,7 +310,8 @@ corner), so nothing of a test card's corner should be matched to it."""
 
 def _profile(views: dict[str, list[np.ndarray]], corner_views: dict[str, list[np.ndarray]],
              classifier: CardClassifier, strip_classes: tuple[str, ...],
-             read: tuple[EnrolPhoto, ...], source: str) -> DeckProfile:
+             read: tuple[EnrolPhoto, ...], source: str, strip_digest: str = ""
+             ) -> DeckProfile:
     """A code's prototype is the mean of its embeddings; its corner prototype the mean of its
     corners' readings of an index (:func:`_index_part`), square-rooted (codes with no corner
     seen, or whose corners mostly read no index, ``NO_INDEX_SHARE``, get none)."""
@@ -310,7 +327,8 @@ def _profile(views: dict[str, list[np.ndarray]], corner_views: dict[str, list[np
         corner_protos = _unit_rows(np.sqrt(np.maximum(mean, 0.0))).astype(np.float32)
     return DeckProfile(codes, protos.astype(np.float32), tuple(classifier.classes),
                        photos=read, corner_codes=corner_codes, corner_prototypes=corner_protos,
-                       strip_classes=strip_classes if corner_codes else (), source=source)
+                       strip_classes=strip_classes if corner_codes else (),
+                       strip_digest=strip_digest if corner_codes else "", source=source)
 
 
 # ----------------------------------------------------------------------------- on the mat
@@ -423,4 +441,5 @@ def enrol_mat(photos: Sequence[tuple[str, np.ndarray]], codes: Sequence[str],
                 corner_views.setdefault(code, []).extend(
                     r for r in rows[i] if not np.isnan(r).any())
     return _profile(views, corner_views, classifier,
-                    tuple(strip.classes) if strip is not None else (), tuple(enrolled), MAT)
+                    tuple(strip.classes) if strip is not None else (), tuple(enrolled), MAT,
+                    strip.digest if strip is not None else "")

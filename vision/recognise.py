@@ -196,7 +196,7 @@ class TableReader:
                     from vision.strip_classifier import single_card_strip
 
                     strip = single_card_strip(strip)
-                options["profile"].check_strip(strip.classes)
+                options["profile"].check_strip(strip.classes, strip.digest)
         return cls(classifier, **options)
 
     @property
@@ -225,7 +225,7 @@ class TableReader:
         if self.mat_profile is None:
             return strip_probs
         flat = strip_probs.reshape(-1, strip_probs.shape[-1])
-        return self.mat_profile.adapt_corners(flat, self.strip.classes).reshape(
+        return self.mat_profile.adapt_corners(flat, self.strip.classes, self.strip.digest).reshape(
             strip_probs.shape)
 
     def _locate_table(self, image: np.ndarray) -> None:

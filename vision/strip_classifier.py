@@ -10,6 +10,7 @@ onnxruntime only.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,6 +53,25 @@ strips always show an index or a back."""
 
 class StripClassifierError(ValueError):
     """A strip model that cannot be loaded (the message says how to get one)."""
+
+
+@lru_cache(maxsize=8)
+def _file_digest(path: Path) -> str:
+    return hashlib.sha1(path.read_bytes()).hexdigest()
+
+
+def weights_digest(paths: Sequence[Path | None]) -> str:
+    """A short digest of the weight files at ``paths``, in order (a network not loaded from a
+    file counts as one unknown file).
+
+    WHY: a deck profile's corner prototypes are corner readings of one set of networks; read by
+    retrained ones (a new input size, other renders) the same deck reads otherwise, and the
+    prototypes adapt it wrongly without any sign. The profile records this digest and is
+    refused by other networks (:meth:`vision.enrol.DeckProfile.check_strip`)."""
+    h = hashlib.sha1()
+    for p in paths:
+        h.update(b"-" if p is None else _file_digest(Path(p).resolve()).encode())
+    return h.hexdigest()[:16]
 
 
 def corner_patch_quad(quad: np.ndarray, card_mm: tuple[float, float] = CARD_MM) -> np.ndarray:
@@ -141,6 +161,11 @@ class StripClassifier:
                    float(meta.get("temperature", 1.0)), path.resolve(),
                    int(meta.get("input", STRIP_SIZE)))
 
+    @property
+    def digest(self) -> str:
+        """:func:`weights_digest` of its file."""
+        return weights_digest([self.path])
+
     def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
         """(N, C) probabilities for BGR patches of its input ``size``."""
         if not len(patches):
@@ -187,6 +212,11 @@ class StripEnsemble:
     @property
     def size(self) -> int:
         return self.members[0].size
+
+    @property
+    def digest(self) -> str:
+        """:func:`weights_digest` of its members' files."""
+        return weights_digest([m.path for m in self.members])
 
     def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
         """(N, C) probabilities: the members' renormalised geometric mean."""
