@@ -550,3 +550,14 @@ def test_a_card_held_close_is_read_as_the_upright_card_its_end_belongs_to(
     loc, read, _ = read_single_card(img, clf, UNO_FACE_CODES, None, fusion)
     assert loc.method.endswith("-end") is by_end
     assert read == code
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["synthetic:held", "--profile", "deck.npz"], "--enrol-style SEED"),  # was ignored silently
+    (["synthetic:beach"], "no synthetic set 'beach'"),
+])
+def test_single_card_refuses_what_it_cannot_do(argv: list[str], message: str):
+    from vision.single_card import SingleCardError, main
+
+    with pytest.raises(SingleCardError, match=message):
+        main([*argv, "--count", "1", "--deck", "uno"])

@@ -1092,6 +1092,10 @@ def main(argv: list[str] | None = None) -> int:
     # enrolled (a profile adapts one classifier's features)
     both = with_later_trainings(clf, args.model)
     if str(args.labels).startswith("synthetic:"):
+        if args.profile is not None:
+            raise SingleCardError("--profile reads the photos of a labels.csv; rendered photos "
+                                  "are read through a rendered printing's profile with "
+                                  "--enrol-style SEED")
         print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count,
                                  clf if args.enrol_style is not None else both, allowed,
                                  corners, args.seed, args.enrol_style))

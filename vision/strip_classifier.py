@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -161,9 +161,10 @@ class StripClassifier:
                    float(meta.get("temperature", 1.0)), path.resolve(),
                    int(meta.get("input", STRIP_SIZE)))
 
-    @property
+    @cached_property
     def digest(self) -> str:
-        """:func:`weights_digest` of its file."""
+        """:func:`weights_digest` of its file (computed once: a deck profile's adaptation checks
+        it at every reading)."""
         return weights_digest([self.path])
 
     def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
@@ -213,9 +214,9 @@ class StripEnsemble:
     def size(self) -> int:
         return self.members[0].size
 
-    @property
+    @cached_property
     def digest(self) -> str:
-        """:func:`weights_digest` of its members' files."""
+        """:func:`weights_digest` of its members' files (computed once)."""
         return weights_digest([m.path for m in self.members])
 
     def predict_patches(self, patches: Sequence[np.ndarray]) -> np.ndarray:
