@@ -270,6 +270,43 @@ def test_the_two_corners_are_one_expert(card, corner, winner):
     assert np.allclose(fuse(_over_54(*card), np.stack([both[0], [np.nan] * 54])), p)
 
 
+@pytest.mark.parametrize(("shown", "winner"), [
+    # the bottom-right corner under the hand shows no index: the legible top-left weighs alone
+    # and outvotes a whole card misread under the same hand (RULE 36)
+    ((1.0, 0.04), 1),
+    # unweighted, the covered corner's near-uniform row halves the legible one: the card wins
+    (None, 0),
+    # both corners legible: the plain mean, as without weights
+    ((1.0, 1.0), 0),
+    # no corner shows an index: each says nothing, the card decides
+    ((0.0, 0.0), 0),
+])
+def test_a_covered_corner_does_not_dilute_a_legible_one(shown, winner):
+    card = _over_54(0, 0.5)
+    legible, covered = _over_54(1, 0.999), np.full(54, 1 / 54)
+    p = fuse(card, np.stack([legible, covered]), shown=None if shown is None else np.array(shown))
+    assert p.sum() == pytest.approx(1.0)
+    assert int(np.argmax(p)) == winner
+
+
+def test_weights_leave_one_corner_read_and_two_alike_as_they_were():
+    card, corner = _over_54(0, 0.6), _over_54(1, 0.7)
+    alone = np.stack([corner, [np.nan] * 54])
+    assert np.allclose(fuse(card, alone, shown=np.array([0.3, 0.0])), fuse(card, alone))
+    both = np.stack([corner, corner])
+    assert np.allclose(fuse(card, both, shown=np.array([0.9, 0.2])), fuse(card, both))
+
+
+def test_the_experts_say_how_surely_each_corner_shows_an_index(fusion: CornerFusion):
+    face = canonical_face("7G", (228, 352))
+    img, quad = single_card_photo("7G", np.random.default_rng(3), face=face)
+    probs = np.zeros(len(fusion.codes))
+    probs[fusion.codes.index("7G")] = 1.0
+    e = fusion.experts(img, quad, probs, fusion.codes)
+    assert e["shown"].shape == (2,)
+    assert np.all(e["shown"] > 0.5)  # both index corners of a whole rendered card are in view
+
+
 @pytest.mark.parametrize(("classes", "probs", "expected"), [
     # a network without "none": the codes' columns, as they are
     (("1B", "2B", "BACK"), [[0.2, 0.5, 0.3]], [[0.2, 0.5]]),

@@ -12,13 +12,14 @@ the bottom-right) is what a person reads then. This module
    two trainings on wide printings too averaged in place of the shipped one,
    ``single_card_strip``),
 3. fuses them with the whole-card probabilities as a product of experts over the deck's faces
-   (:func:`fuse`; the two corners, one print of one symbol, as one expert); a corner the
-   networks see no index in (``NO_INDEX``: a quad located wrong, a card taken sideways) says
-   nothing (:func:`index_readings`). Each corner is made robust by a floor: with probability
-   ``CORNER_FLOOR`` a corner shows nothing of its index (a finger, glare, a misplaced quad)
-   and then says nothing. A corner outside the photo is not read at all, and neither corner
-   of a card that runs off two opposite sides of the photo and is not seen to end on a third
-   (a close-up it fills) is.
+   (:func:`fuse`; the two corners, one print of one symbol, as one expert, each weighed by
+   how surely it shows an index); a corner the networks see no index in (``NO_INDEX``: a
+   quad located wrong, a card taken sideways, a hand over it) says nothing
+   (:func:`index_readings`) and does not dilute the other. Each corner is made robust by a
+   floor: with probability ``CORNER_FLOOR`` a corner shows nothing of its index (a finger,
+   glare, a misplaced quad) and then says nothing. A corner outside the photo is not read at
+   all, and neither corner of a card that runs off two opposite sides of the photo and is not
+   seen to end on a third (a close-up it fills) is.
 
 The chosen card's corner patches are white-balanced by its own border before they are read
 (``balance``: real webcams tint more than the strip network's training casts), and the field's
@@ -267,7 +268,8 @@ def index_readings(probs: np.ndarray, classes: Sequence[str], codes: Sequence[st
     return out
 
 
-def fuse(card: np.ndarray, corners: np.ndarray, floor: float = CORNER_FLOOR) -> np.ndarray:
+def fuse(card: np.ndarray, corners: np.ndarray, floor: float = CORNER_FLOOR,
+         shown: np.ndarray | None = None) -> np.ndarray:
     """Product of two experts over the same K codes: the whole-card probabilities (K,) times
     the index corners' (rows of (M, K); a NaN row is a corner not seen, left out), renormalised.
     Each input is renormalised over the K codes first (the deck restriction), each corner
@@ -280,13 +282,23 @@ def fuse(card: np.ndarray, corners: np.ndarray, floor: float = CORNER_FLOOR) -> 
     reverse and 0.01 for 2, floored over 54 codes, each corner weighs reverse about 50 to 1
     over 2, two about 2,500 to 1, against the card's 95 to 1 (at 0.01 for reverse).
     One corner read (the other covered or out of the photo) weighs as much as both (RULE 28,
-    models/README.md)."""
+    models/README.md). ``shown``: per corner row, how surely it shows an index at all (1 -
+    P(``NO_INDEX``), :meth:`CornerFusion.experts`); the read corners' mean is weighted by it.
+    WHY: a corner under the hand reads "no index", which :func:`index_readings` spreads evenly
+    over the codes; in a plain mean that near-uniform row halved the legible corner's weight,
+    and a whole card misread under the same hand won (real webcam photos, RULE 36,
+    models/README.md). Two legible corners, or one read alone, weigh as without it."""
     k = card.shape[-1]
     logp = np.log(np.maximum(card / max(card.sum(), 1e-12), 1e-12))
-    rows = [row / max(row.sum(), 1e-12) for row in np.atleast_2d(corners)
-            if not np.isnan(row).any()]
-    if rows:
-        logp = logp + np.mean([np.log((1 - floor) * p + floor / k) for p in rows], axis=0)
+    corners = np.atleast_2d(corners)
+    read = [i for i, row in enumerate(corners) if not np.isnan(row).any()]
+    if read:
+        rows = [corners[i] / max(corners[i].sum(), 1e-12) for i in read]
+        weights = None if shown is None else np.asarray(shown, np.float64)[read]
+        if weights is not None and weights.sum() <= 1e-9:
+            weights = None  # no corner shows an index: each says nothing, alike
+        logp = logp + np.average([np.log((1 - floor) * p + floor / k) for p in rows], axis=0,
+                                 weights=weights)
     logp -= logp.max()
     out = np.exp(logp)
     return out / out.sum()
@@ -376,17 +388,23 @@ class CornerFusion:
         """The experts :meth:`read` fuses, over ``codes``: ``card`` (the whole-card
         probabilities ``card_probs``, over ``card_classes``, renormalised) and ``corners`` (the
         two index corners' readings, top-left and bottom-right; a NaN row is a corner not
-        read). ``adapter`` (an enrolled :class:`vision.enrol.DeckProfile`) adapts the corner
-        readings to the user's deck as it adapted ``card_probs``; ``balance`` overrides the
-        instance's white balance setting; ``jitters``: see :meth:`corner_probs`."""
+        read) and ``shown`` (how surely each corner shows an index, :func:`fuse`).
+        ``adapter`` (an enrolled :class:`vision.enrol.DeckProfile`) adapts the corner readings
+        to the user's deck as it adapted ``card_probs``; ``balance`` overrides the instance's
+        white balance setting; ``jitters``: see :meth:`corner_probs`."""
         classes = list(card_classes)
         card = np.array([card_probs[classes.index(c)] for c in self.codes], np.float64)
         probs = self.corner_probs(image, visible_quad, balance, jitters)
         if adapter is not None:
             probs = adapter.adapt_corners(  # type: ignore[attr-defined]
                 probs, self.strip.classes, self.strip.digest)
+        classes = list(self.strip.classes)
+        shown = np.ones(len(probs))
+        if NO_INDEX in classes:  # a corner not read (NaN) shows nothing
+            shown = 1.0 - np.nan_to_num(probs[:, classes.index(NO_INDEX)], nan=1.0)
         return {"card": card / max(card.sum(), 1e-12),
-                "corners": index_readings(probs, self.strip.classes, self.codes)}
+                "corners": index_readings(probs, self.strip.classes, self.codes),
+                "shown": shown}
 
     def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
              card_classes: Sequence[str], adapter: object | None = None,
@@ -395,7 +413,7 @@ class CornerFusion:
         ``visible_quad`` (image px): its :meth:`experts` (same arguments), fused."""
         e = self.experts(image, visible_quad, card_probs, card_classes, adapter, balance,
                          jitters)
-        return fuse(e["card"], e["corners"])
+        return fuse(e["card"], e["corners"], shown=e["shown"])
 
     def colour_expert(self, image: np.ndarray, visible_quad: np.ndarray) -> np.ndarray:
         """The field colour's weights over ``codes`` (:func:`vision.card_colour.colour_weights`)

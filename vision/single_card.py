@@ -914,7 +914,8 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         experts = corners.experts(image, seen[k], card, classes, adapter,  # type: ignore
                                   jitters=jitters)
         experts["colour"] = corners.colour_expert(image, seen[k])  # type: ignore
-        probs = fuse(experts["card"], experts["corners"]) * experts["colour"]
+        probs = fuse(experts["card"], experts["corners"], shown=experts["shown"])
+        probs = probs * experts["colour"]
         probs = soften((probs / probs.sum())[None], temperature)[0]
         if parts is not None:
             parts.update(experts)
