@@ -281,7 +281,7 @@ def fuse(card: np.ndarray, corners: np.ndarray, floor: float = CORNER_FLOOR,
     (real UNO photos of one printing) outweighed a whole card reading 2 at 0.95: at 0.9 for
     reverse and 0.01 for 2, floored over 54 codes, each corner weighs reverse about 50 to 1
     over 2, two about 2,500 to 1, against the card's 95 to 1 (at 0.01 for reverse).
-    One corner read (the other covered or out of the photo) weighs as much as both (RULE 28,
+    One corner read (the other out of the photo) weighs as much as both (RULE 28,
     models/README.md). ``shown``: per corner row, how surely it shows an index at all (1 -
     P(``NO_INDEX``), :meth:`CornerFusion.experts`); the read corners' mean is weighted by it.
     WHY: a corner under the hand reads "no index", which :func:`index_readings` spreads evenly
@@ -398,10 +398,10 @@ class CornerFusion:
         if adapter is not None:
             probs = adapter.adapt_corners(  # type: ignore[attr-defined]
                 probs, self.strip.classes, self.strip.digest)
-        classes = list(self.strip.classes)
+        strip_classes = list(self.strip.classes)
         shown = np.ones(len(probs))
-        if NO_INDEX in classes:  # a corner not read (NaN) shows nothing
-            shown = 1.0 - np.nan_to_num(probs[:, classes.index(NO_INDEX)], nan=1.0)
+        if NO_INDEX in strip_classes:  # a corner not read (NaN) shows nothing
+            shown = 1.0 - np.nan_to_num(probs[:, strip_classes.index(NO_INDEX)], nan=1.0)
         return {"card": card / max(card.sum(), 1e-12),
                 "corners": index_readings(probs, self.strip.classes, self.codes),
                 "shown": shown}
