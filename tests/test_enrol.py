@@ -11,6 +11,7 @@ import pytest
 
 from protocol_runner.cli import main
 from vision.classifier import DEFAULT_MODEL, CardClassifier
+from vision.digest import weights_digest
 from vision.enrol import DeckProfile, EnrolError, enrol, enrolment_photos
 from vision.single_card import (
     SingleCardError,
@@ -172,6 +173,33 @@ def test_profile_of_another_model_is_refused(clf: CardClassifier, tmp_path: Path
     with pytest.raises(EnrolError, match="cannot read deck profile"):
         DeckProfile.load(bad)
 
+
+
+@pytest.mark.parametrize(("recorded", "refused"), [
+    ("same", False),   # enrolled with this classifier
+    ("other", True),   # retrained since: the same classes, other weights
+    ("", True),        # a profile saved before the classifier was recorded
+])
+def test_profile_of_a_retrained_classifier_is_refused(clf: CardClassifier, recorded: str,
+                                                      refused: bool) -> None:
+    digest = {"same": clf.digest, "other": "c3d4e5f6a7b8c9d0", "": ""}[recorded]
+    crops = [np.zeros((90, 60, 3), np.uint8)]
+    features = clf.embed(crops).shape[1]
+    profile = DeckProfile(("7R",), np.ones((1, features), np.float32), tuple(clf.classes),
+                          model_digest=digest)
+    if refused:
+        with pytest.raises(EnrolError, match="retrained since.*cardtable enrol"):
+            profile.predict(clf, crops)
+    else:
+        assert profile.predict(clf, crops).shape == (1, len(clf.classes))
+
+
+def test_the_classifier_digest_is_of_its_file(clf: CardClassifier, tmp_path: Path) -> None:
+    assert clf.path is not None and clf.digest == weights_digest([clf.path])
+    copy = tmp_path / "copy.onnx"
+    copy.write_bytes(clf.path.read_bytes())
+    copy.with_suffix(".json").write_text(clf.path.with_suffix(".json").read_text())
+    assert CardClassifier.load(copy).digest == clf.digest  # the contents, not the place
 
 STRIP = ("1R", "7R", "BACK")
 

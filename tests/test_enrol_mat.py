@@ -187,8 +187,9 @@ def test_enrolling_through_a_profiled_reader_is_refused(profile_file: Path,
 def test_a_profile_adapts_only_where_it_was_enrolled(profile_file: Path) -> None:
     mat = TableReader.load(profile=profile_file)
     assert mat.mat_profile is not None and mat.photo_profile is None
-    photo = DeckProfile.load(profile_file)
-    photo = DeckProfile(photo.codes, photo.prototypes, photo.model_classes, source=PHOTOS)
+    p = DeckProfile.load(profile_file)  # its whole-card prototypes alone, as from photos
+    photo = DeckProfile(p.codes, p.prototypes, p.model_classes, model_digest=p.model_digest,
+                        source=PHOTOS)
     reader = TableReader.load()
     reader.profile = photo
     assert reader.mat_profile is None and reader.photo_profile is photo
@@ -212,8 +213,9 @@ def test_a_profile_adapts_only_where_it_was_enrolled(profile_file: Path) -> None
 def test_a_photo_profile_on_the_mat_is_a_clear_error(argv: list[str], profile_file: Path,
                                                      tmp_path: Path,
                                                      capsys: pytest.CaptureFixture) -> None:
-    p = DeckProfile.load(profile_file)
-    photo = DeckProfile(p.codes, p.prototypes, p.model_classes, source=PHOTOS)
+    p = DeckProfile.load(profile_file)  # its whole-card prototypes alone, as from photos
+    photo = DeckProfile(p.codes, p.prototypes, p.model_classes, model_digest=p.model_digest,
+                        source=PHOTOS)
     path = photo.save(tmp_path / "photo.npz")
     video = tmp_path / "frames"
     video.mkdir()

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from protocol_runner.observations import from_json
+from vision.digest import weights_digest
 from vision.recognise import TableReader
 from vision.strip_classifier import (
     DEFAULT_STRIP_MODEL,
@@ -26,7 +27,6 @@ from vision.strip_classifier import (
     corner_patch_quad,
     cut_patch,
     single_card_strip,
-    weights_digest,
 )
 from vision.synth.video import Camera, render_world
 from vision.train.strip import (

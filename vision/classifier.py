@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
+
+from vision.digest import weights_digest
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"
 
@@ -157,6 +159,14 @@ class CardClassifier:
     input_size: int
     temperature: float
     meta: dict
+    path: Path | None = None
+    """The ``.onnx`` file it was loaded from (None: made in memory)."""
+
+    @cached_property
+    def digest(self) -> str:
+        """:func:`vision.digest.weights_digest` of its file (computed once): what a deck
+        profile enrolled with it records (:meth:`vision.enrol.DeckProfile.check_model`)."""
+        return weights_digest([self.path])
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_MODEL, threads: int = 2) -> CardClassifier:
@@ -186,7 +196,7 @@ class CardClassifier:
             raise ClassifierError(
                 f"{path} has {n_out} outputs but {meta_path} lists {len(classes)} classes"
             )
-        return cls(session, classes, size, temperature, meta)
+        return cls(session, classes, size, temperature, meta, path)
 
     def batch(self, crops: list[np.ndarray]) -> np.ndarray:
         """Crops → network input (N, 3, S, S) float32 RGB in [0, 1]."""

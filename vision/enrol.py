@@ -80,8 +80,11 @@ class DeckProfile:
     corner_prototypes: np.ndarray | None = None  # (K2, S) unit vectors of sqrt probabilities
     strip_classes: tuple[str, ...] = ()
     strip_digest: str = ""
-    """:func:`vision.strip_classifier.weights_digest` of the corner networks that read the
+    """:func:`vision.digest.weights_digest` of the corner networks that read the
     corner prototypes ("" in a profile saved before it was recorded)."""
+    model_digest: str = ""
+    """The whole-card classifier's :attr:`vision.classifier.CardClassifier.digest` when the
+    prototypes were made ("" in a profile saved before it was recorded)."""
     source: str = PHOTOS
     """Where the deck was photographed: ``PHOTOS`` (one card per photo, :func:`enrol`) or
     ``MAT`` (laid out on the mat, :func:`enrol_mat`). A profile is used only where it was made:
@@ -95,7 +98,7 @@ class DeckProfile:
                 "temperature": self.temperature, "blend": self.blend,
                 "corner_codes": list(self.corner_codes),
                 "strip_classes": list(self.strip_classes), "strip_digest": self.strip_digest,
-                "source": self.source}
+                "model_digest": self.model_digest, "source": self.source}
         arrays = {"prototypes": self.prototypes.astype(np.float32)}
         if self.corner_prototypes is not None:
             arrays["corner_prototypes"] = self.corner_prototypes.astype(np.float32)
@@ -118,6 +121,7 @@ class DeckProfile:
                        corner_prototypes=corner,
                        strip_classes=tuple(meta.get("strip_classes", ())),
                        strip_digest=str(meta.get("strip_digest", "")),
+                       model_digest=str(meta.get("model_digest", "")),
                        source=str(meta.get("source", PHOTOS)))
         except (OSError, ValueError, KeyError) as exc:
             raise EnrolError(f"cannot read deck profile {path}: {exc}") from exc
@@ -180,11 +184,20 @@ class DeckProfile:
         return out
 
     def check_model(self, classifier: CardClassifier) -> None:
+        """Refuse a profile whose prototypes are features of another whole-card classifier:
+        other classes, or other weights (retrained since with the same classes, or a profile
+        saved before its classifier was recorded), whose features the prototypes do not
+        match."""
         if tuple(classifier.classes) != self.model_classes:
             raise EnrolError(
                 "this deck profile was made with another classifier (its class list differs): "
                 "run `cardtable enrol` again with the current model"
             )
+        if classifier.digest != self.model_digest:
+            raise EnrolError(
+                "this deck profile was made with another classifier (retrained since, or the "
+                "profile is older than the record of it): run `cardtable enrol` again with the "
+                "current model")
 
     def predict(self, classifier: CardClassifier, crops: list[np.ndarray],
                 both_ways: bool = False) -> np.ndarray:
@@ -328,7 +341,8 @@ def _profile(views: dict[str, list[np.ndarray]], corner_views: dict[str, list[np
     return DeckProfile(codes, protos.astype(np.float32), tuple(classifier.classes),
                        photos=read, corner_codes=corner_codes, corner_prototypes=corner_protos,
                        strip_classes=strip_classes if corner_codes else (),
-                       strip_digest=strip_digest if corner_codes else "", source=source)
+                       strip_digest=strip_digest if corner_codes else "",
+                       model_digest=classifier.digest, source=source)
 
 
 # ----------------------------------------------------------------------------- on the mat

@@ -10,7 +10,6 @@ onnxruntime only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import cv2
 import numpy as np
 
 from protocol_runner.cards import BACK, uno_faces
+from vision.digest import weights_digest
 
 DEFAULT_STRIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "strip_classifier.onnx"
 WIDE_STRIP_MODELS = (DEFAULT_STRIP_MODEL.with_name("strip_classifier_wide.onnx"),
@@ -53,25 +53,6 @@ strips always show an index or a back."""
 
 class StripClassifierError(ValueError):
     """A strip model that cannot be loaded (the message says how to get one)."""
-
-
-@lru_cache(maxsize=8)
-def _file_digest(path: Path) -> str:
-    return hashlib.sha1(path.read_bytes()).hexdigest()
-
-
-def weights_digest(paths: Sequence[Path | None]) -> str:
-    """A short digest of the weight files at ``paths``, in order (a network not loaded from a
-    file counts as one unknown file).
-
-    WHY: a deck profile's corner prototypes are corner readings of one set of networks; read by
-    retrained ones (a new input size, other renders) the same deck reads otherwise, and the
-    prototypes adapt it wrongly without any sign. The profile records this digest and is
-    refused by other networks (:meth:`vision.enrol.DeckProfile.check_strip`)."""
-    h = hashlib.sha1()
-    for p in paths:
-        h.update(b"-" if p is None else _file_digest(Path(p).resolve()).encode())
-    return h.hexdigest()[:16]
 
 
 def corner_patch_quad(quad: np.ndarray, card_mm: tuple[float, float] = CARD_MM) -> np.ndarray:
