@@ -11,6 +11,7 @@ from vision.card_colour import border_gain
 from vision.classifier import DEFAULT_MODEL, CardClassifier
 from vision.corner_index import (
     CARD_RATIO,
+    CORNER_ZOOM,
     CornerFusion,
     _cut_across,
     complete_quad,
@@ -305,6 +306,28 @@ def test_the_experts_say_how_surely_each_corner_shows_an_index(fusion: CornerFus
     e = fusion.experts(img, quad, probs, fusion.codes)
     assert e["shown"].shape == (2,)
     assert np.all(e["shown"] > 0.5)  # both index corners of a whole rendered card are in view
+
+
+@pytest.mark.parametrize("code", ["2R", "3G", "5B"])
+def test_an_index_seen_too_large_is_also_read_from_a_larger_patch(fusion: CornerFusion, code):
+    face = canonical_face(code, (228, 352))
+    img, quad = single_card_photo(code, np.random.default_rng(4), face=face)
+    q = np.asarray(order_portrait(quad), np.float64)
+    # the card taken as smaller about its top-left corner: its index fills the patch
+    small = (q[0] + (q - q[0]) / CORNER_ZOOM).astype(np.float32)
+    true = fusion.strip.classes.index(code)
+    plain = fusion.corner_probs(img, small)
+    zoomed = fusion.corner_probs(img, small, zoom=CORNER_ZOOM)
+    assert zoomed[0, true] >= plain[0, true] and zoomed[0, true] > 0.99
+    # the bottom-right corner of the card so taken lies inside the face: read larger too, it
+    # still shows no index (nothing is invented there)
+    assert fusion.strip.classes[int(np.argmax(zoomed[1]))] == "none"
+    assert fusion.strip.classes[int(np.argmax(plain[1]))] == "none"
+
+
+def test_no_zoom_reads_the_card_as_completed(fusion: CornerFusion):
+    img, quad = single_card_photo("7G", np.random.default_rng(3))
+    assert np.allclose(fusion.corner_probs(img, quad, zoom=1.0), fusion.corner_probs(img, quad))
 
 
 @pytest.mark.parametrize(("classes", "probs", "expected"), [

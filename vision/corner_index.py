@@ -76,6 +76,12 @@ the photo is also taken to be when its corners are read (:func:`grown_completion
 7) the true card is 1.11 times the completed one's width at the median, 1.24 at the upper
 quartile, 1.40 at the 90th percentile; the real webcam photos' close-ups showed their index cut
 across by the completed card's patch (RULE 30, models/README.md)."""
+CORNER_ZOOM = 1.3
+"""How much larger a patch the chosen card's index corners are also read from, anchored at the
+card's corner (:meth:`CornerFusion.corner_probs`). WHY: a printing whose index is drawn large
+(0.18-0.21 of the card's height; the renders draw 0.10-0.15), or a quad a little small, shows
+the index too large for the networks, which then read it as a reverse (real webcam photos,
+RULE 38, models/README.md); 1.3 as RULE 25's larger patch, fixed a priori."""
 CUT_TOL = 0.015  # of the photo's longer side: a quad corner this close to the edge touches it
 MIN_INSIDE = 0.85  # share of a corner patch that must lie inside the photo to be read
 
@@ -354,8 +360,8 @@ class CornerFusion:
         return cls(single_card_strip(strip), codes, balance, colour)
 
     def corner_probs(self, image: np.ndarray, visible_quad: np.ndarray,
-                     balance: bool | None = None, jitters: Sequence[Jitter] = ()
-                     ) -> np.ndarray:
+                     balance: bool | None = None, jitters: Sequence[Jitter] = (),
+                     zoom: float = 1.0) -> np.ndarray:
         """The strip network's probabilities (2, strip classes) for the two index corners of
         the card whose visible part is ``visible_quad`` (a NaN row: a corner not in the
         photo); ``balance`` overrides the instance's setting. With ``jitters`` each corner is
@@ -365,7 +371,9 @@ class CornerFusion:
         so a quad off by 2-3% moves the index within it). Whether a corner is read is decided
         by the quad as located. A card running off a corner of the photo is also read at the
         larger cards of ``grows`` (:func:`grown_completion`), and each corner keeps its most
-        legible reading (:func:`most_legible`)."""
+        legible reading (:func:`most_legible`). With ``zoom`` (:data:`CORNER_ZOOM`) each
+        corner is also read from the completed card grown ``zoom`` times about that corner
+        (its patch as much larger, anchored where it was)."""
         if _cut_across(visible_quad, image.shape[:2]):
             return np.full((2, len(self.strip.classes)), np.nan)
         gain = None
@@ -375,26 +383,36 @@ class CornerFusion:
         cards = [complete_quad(visible_quad, shape)]
         cards += [q for g in self.grows
                   if (q := grown_completion(visible_quad, shape, g)) is not None]
+        sides: list[int | None] = [None] * len(cards)  # a card read for one corner only
+        if zoom != 1.0:
+            done = np.asarray(order_portrait(cards[0]), np.float64)
+            for side, corner in ((0, done[0]), (1, done[2])):
+                cards.append((corner + zoom * (done - corner)).astype(np.float32))
+                sides.append(side)
         # every card at every jitter in one network call
         ways = [[q, *jittered_quads(q, jitters)] for q in map(order_portrait, cards)]
         probs = read_corners(self.strip, image, [w for card in ways for w in card], gain)
         readings = probs.reshape(len(ways), len(ways[0]), *probs.shape[1:])
-        return most_legible(np.stack([_jittered_mean(r) for r in readings]), self.strip.classes)
+        means = np.stack([_jittered_mean(r) for r in readings])
+        for g, side in enumerate(sides):
+            if side is not None:  # the far corner of a card grown about the other
+                means[g, 1 - side] = np.nan
+        return most_legible(means, self.strip.classes)
 
     def experts(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
                 card_classes: Sequence[str], adapter: object | None = None,
-                balance: bool | None = None, jitters: Sequence[Jitter] = ()
-                ) -> dict[str, np.ndarray]:
+                balance: bool | None = None, jitters: Sequence[Jitter] = (),
+                zoom: float = 1.0) -> dict[str, np.ndarray]:
         """The experts :meth:`read` fuses, over ``codes``: ``card`` (the whole-card
         probabilities ``card_probs``, over ``card_classes``, renormalised) and ``corners`` (the
         two index corners' readings, top-left and bottom-right; a NaN row is a corner not
         read) and ``shown`` (how surely each corner shows an index, :func:`fuse`).
         ``adapter`` (an enrolled :class:`vision.enrol.DeckProfile`) adapts the corner readings
         to the user's deck as it adapted ``card_probs``; ``balance`` overrides the instance's
-        white balance setting; ``jitters``: see :meth:`corner_probs`."""
+        white balance setting; ``jitters`` and ``zoom``: see :meth:`corner_probs`."""
         classes = list(card_classes)
         card = np.array([card_probs[classes.index(c)] for c in self.codes], np.float64)
-        probs = self.corner_probs(image, visible_quad, balance, jitters)
+        probs = self.corner_probs(image, visible_quad, balance, jitters, zoom)
         if adapter is not None:
             probs = adapter.adapt_corners(  # type: ignore[attr-defined]
                 probs, self.strip.classes, self.strip.digest)

@@ -900,7 +900,7 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         photo = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
         # the fallback box stands for a card that fills the photo: it is cut on every side
         seen = [photo if name == "frame" else q for name, q, _ in cands]
-        from vision.corner_index import fuse
+        from vision.corner_index import CORNER_ZOOM, fuse
 
         fused = [corners.read(image, q, p, classes, adapter, balance=False)  # type: ignore
                  for q, p in zip(seen, card_probs, strict=True)]
@@ -912,7 +912,7 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         # (the field alone) would win on colour
         card = _read_jittered(image, views[k], card_probs[k], read, jitters)
         experts = corners.experts(image, seen[k], card, classes, adapter,  # type: ignore
-                                  jitters=jitters)
+                                  jitters=jitters, zoom=CORNER_ZOOM)
         experts["colour"] = corners.colour_expert(image, seen[k])  # type: ignore
         probs = fuse(experts["card"], experts["corners"], shown=experts["shown"])
         probs = probs * experts["colour"]
