@@ -10,7 +10,8 @@ the bottom-right) is what a person reads then. This module
 2. cuts both index corners of the completed card (each the top-left corner of one of the two
    ways up) and reads them with the corner-strip network (:mod:`vision.strip_classifier`;
    two trainings on wide printings too averaged in place of the shipped one,
-   ``single_card_strip``),
+   ``single_card_strip``); the chosen card's corners are also read from patches
+   :data:`CORNER_ZOOM` times as large, for printings with a large index,
 3. fuses them with the whole-card probabilities as a product of experts over the deck's faces
    (:func:`fuse`; the two corners, one print of one symbol, as one expert, each weighed by
    how surely it shows an index); a corner the networks see no index in (``NO_INDEX``: a
