@@ -325,6 +325,18 @@ def test_an_index_seen_too_large_is_also_read_from_a_larger_patch(fusion: Corner
     assert fusion.strip.classes[int(np.argmax(plain[1]))] == "none"
 
 
+@pytest.mark.parametrize("sides", [[None], [0], [1]])
+def test_read_corners_reads_only_the_corners_asked_for(fusion: CornerFusion, sides):
+    img, quad = single_card_photo("7G", np.random.default_rng(3))
+    both = read_corners(fusion.strip, img, [quad])
+    out = read_corners(fusion.strip, img, [quad], sides=sides)
+    for side in (0, 1):
+        if sides[0] in (None, side):
+            assert np.allclose(out[0, side], both[0, side])
+        else:
+            assert np.isnan(out[0, side]).all()
+
+
 def test_no_zoom_reads_the_card_as_completed(fusion: CornerFusion):
     img, quad = single_card_photo("7G", np.random.default_rng(3))
     assert np.allclose(fusion.corner_probs(img, quad, zoom=1.0), fusion.corner_probs(img, quad))

@@ -206,12 +206,14 @@ def inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
 
 
 def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
-                 quads: Sequence[np.ndarray], gain: np.ndarray | None = None) -> np.ndarray:
+                 quads: Sequence[np.ndarray], gain: np.ndarray | None = None,
+                 sides: Sequence[int | None] | None = None) -> np.ndarray:
     """(N, 2, C) strip probabilities of the top-left index corner of each card at ``quads``
     read both ways up (the second is the bottom-right corner, turned); a corner not inside the
     image is a row of NaN. ``quads`` are whole cards' (see :func:`complete_quad`), ordered
     portrait; ``gain`` (BGR, :func:`vision.card_colour.border_gain`) white-balances every patch
-    first (one card's border: pass it with that card's quad alone).
+    first (one card's border: pass it with that card's quad alone); ``sides``: per card, the
+    one corner to read (0 top-left, 1 bottom-right; the other stays NaN), None for both.
 
     WHY a batch: the table reads all corners of a frame's new cards in one network call
     (:mod:`vision.table_corners`); a single card is a batch of one."""
@@ -220,7 +222,8 @@ def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
     ways = [w for q in quads
             for w in (np.asarray(q, np.float32), np.roll(np.asarray(q, np.float32), -2, axis=0))]
     todo = [i for i, w in enumerate(ways)
-            if inside_share(corner_patch_quad(w), image.shape[:2]) >= MIN_INSIDE]
+            if (sides is None or sides[i // 2] in (None, i % 2))
+            and inside_share(corner_patch_quad(w), image.shape[:2]) >= MIN_INSIDE]
     if todo:
         patches = [cut_patch(image, ways[i], strip.size) for i in todo]
         if gain is not None:
@@ -390,15 +393,14 @@ class CornerFusion:
             for side, corner in ((0, done[0]), (1, done[2])):
                 cards.append((corner + zoom * (done - corner)).astype(np.float32))
                 sides.append(side)
-        # every card at every jitter in one network call
+        # every card at every jitter in one network call; a card grown about one corner is
+        # read at that corner only
         ways = [[q, *jittered_quads(q, jitters)] for q in map(order_portrait, cards)]
-        probs = read_corners(self.strip, image, [w for card in ways for w in card], gain)
+        probs = read_corners(self.strip, image, [w for card in ways for w in card], gain,
+                             [side for card, side in zip(ways, sides, strict=True)
+                              for _ in card])
         readings = probs.reshape(len(ways), len(ways[0]), *probs.shape[1:])
-        means = np.stack([_jittered_mean(r) for r in readings])
-        for g, side in enumerate(sides):
-            if side is not None:  # the far corner of a card grown about the other
-                means[g, 1 - side] = np.nan
-        return most_legible(means, self.strip.classes)
+        return most_legible(np.stack([_jittered_mean(r) for r in readings]), self.strip.classes)
 
     def experts(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
                 card_classes: Sequence[str], adapter: object | None = None,
