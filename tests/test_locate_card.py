@@ -9,6 +9,8 @@ import pytest
 
 from vision.single_card import (
     FRAME_EDGE,
+    LARGE_CREDIT,
+    LARGEST,
     SPLIT_CREDIT,
     SingleCardError,
     _cluster_proposals,
@@ -17,6 +19,7 @@ from vision.single_card import (
     _proposals,
     _quad_iou,
     _rect,
+    _score,
     candidates,
     card_evidence,
     locate_card,
@@ -246,6 +249,28 @@ def test_the_pieces_of_a_cut_field_are_proposed_together():
 
 def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
     return np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+
+
+@pytest.mark.parametrize(("share", "kept"), [
+    (0.5, True), (0.85, True),
+    (0.93, True), (0.96, True),  # a card held close, off two sides, its corner in view
+    (0.98, False),               # the whole photo: the frame proposal's job
+])
+def test_a_card_off_two_sides_may_cover_nearly_all_the_photo(share: float, kept: bool) -> None:
+    side = 640 * np.sqrt(share)
+    score = _score(_box(640 - side, 640 - side, 640, 640), 0.9, (640, 640))
+    assert (score > -0.5) == kept
+
+
+def test_a_box_over_the_size_credit_gains_nothing_more() -> None:
+    """Beyond ``LARGE_CREDIT`` of the photo a box is as likely the room as the card."""
+    def at(share: float) -> float:
+        side = 640 * np.sqrt(share)
+        return _score(_box(640 - side, 640 - side, 640, 640), 0.9, (640, 640))
+
+    assert at(LARGE_CREDIT) == pytest.approx(at(0.95))
+    assert at(0.8) < at(LARGE_CREDIT)
+    assert LARGE_CREDIT < LARGEST < 1.0
 
 
 @pytest.mark.parametrize(("outer", "demoted"), [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -400,6 +401,29 @@ def test_corners_read_held_up_cards_better(clf, fusion):
     card_only = evaluate_synthetic("held", 18, clf, UNO_FACE_CODES, None, seed=5)
     assert _top1(with_corners) >= 0.75, with_corners
     assert _top1(with_corners) >= _top1(card_only) + 0.05, (with_corners, card_only)
+
+
+@pytest.mark.parametrize("code", ["4Y", "9R", "+2Y", "8B", "SR", "7B"])
+@pytest.mark.parametrize("wall", [70, 200])
+def test_a_card_held_so_close_it_covers_most_of_the_photo_is_read_by_its_corner(
+        clf, fusion, code, wall):
+    """A card three times the size of a 200 x 300 face, its top-left corner at (24, 20) of a
+    640 x 640 photo, runs off the right and the bottom and covers 93% of the photo (RULE 40):
+    it is located as that visible part, not as the whole photo (which reads no corner), and its
+    index read surely. Before RULE 40 every proposal over 0.9 of the photo was dropped: the
+    9R read 6R at 0.47 and the others at 0.36-0.97."""
+    from vision.single_card import _quad_iou
+    from vision.synth.faces import render_face
+    from vision.synth.photos import _lay_face
+
+    back = np.full((640, 640, 3), wall, np.float32)
+    face = render_face(code, np.random.default_rng(1), size=(200, 300))
+    photo, _ = _lay_face(back, face, (24 + 320, 20 + 480), 3.2, 0.0, 0.0,
+                         np.random.default_rng(2), cv2.INTER_LINEAR)
+    img = np.clip(photo, 0, 255).astype(np.uint8)
+    loc, read, p = read_single_card(img, clf, UNO_FACE_CODES, corners=fusion)
+    assert (read, loc.method != "frame") == (code, True) and p >= 0.9, (read, p, loc.method)
+    assert _quad_iou(loc.quad, _box(24, 20, 640, 640), img.shape) > 0.9
 
 
 @pytest.mark.parametrize(("quad", "across"), [

@@ -364,6 +364,13 @@ def _touches_frame(box: np.ndarray, shape: tuple[int, int], tol: float = 0.015) 
 
 SIZE_WEIGHT = 0.25  # the credit of a box covering a quarter of the photo or more
 LARGE_WEIGHT = 0.75  # how much a box gains per share of the photo it covers
+LARGE_CREDIT = 0.9  # ... up to this share
+LARGEST = 0.97
+"""The largest share of the photo a proposal may cover. WHY not 0.9 (before the fiftieth
+session): a card held so close to a webcam that it runs off two or three sides of the photo,
+its top-left corner and index in view, covers 0.9-0.97 of it; its only proposal was the frame's
+(cut on every side, so no index corner is read). WHY no credit above :data:`LARGE_CREDIT`: a
+box that large is as likely the room as the card (RULE 40, models/README.md)."""
 
 
 def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
@@ -379,7 +386,7 @@ def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
         return -1.0
     aspect = max(rw, rh) / min(rw, rh)
     frac = rw * rh / (w * h)
-    if frac < 0.01 or frac > 0.9:  # the whole frame is the "frame" proposal's job
+    if frac < 0.01 or frac > LARGEST:
         return -1.0
     lo, hi = CARD_ASPECT
     if _touches_frame(box, shape):
@@ -387,8 +394,8 @@ def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
     aspect_pen = 0.0 if lo <= aspect <= hi else min(abs(aspect - lo), abs(aspect - hi))
     # corners far outside the image mean a blob that runs off the photo
     outside = np.clip(-box, 0, None).sum() + np.clip(box - [w, h], 0, None).sum()
-    return (fill - 1.5 * aspect_pen + SIZE_WEIGHT * min(frac / 0.25, 1.0) + LARGE_WEIGHT * frac
-            - 4 * outside / (w + h))
+    return (fill - 1.5 * aspect_pen + SIZE_WEIGHT * min(frac / 0.25, 1.0)
+            + LARGE_WEIGHT * min(frac, LARGE_CREDIT) - 4 * outside / (w + h))
 
 
 MASK_WEIGHT = 3.0
