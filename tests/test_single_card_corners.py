@@ -408,9 +408,9 @@ def test_corners_read_held_up_cards_better(clf, fusion):
 def test_a_card_held_so_close_it_covers_most_of_the_photo_is_read_by_its_corner(
         clf, fusion, code, wall):
     """A card three times the size of a 200 x 300 face, its top-left corner at (24, 20) of a
-    640 x 640 photo, runs off the right and the bottom and covers 93% of the photo (RULE 40):
+    640 x 640 photo, runs off the right and the bottom and covers 93% of the photo (RULE 41):
     it is located as that visible part, not as the whole photo (which reads no corner), and its
-    index read surely. Before RULE 40 every proposal over 0.9 of the photo was dropped: the
+    index read surely. Before RULE 41 every proposal over 0.9 of the photo was dropped: the
     9R read 6R at 0.47 and the others at 0.36-0.97."""
     from vision.single_card import _quad_iou
     from vision.synth.faces import render_face

@@ -370,15 +370,17 @@ LARGEST = 0.97
 session): a card held so close to a webcam that it runs off two or three sides of the photo,
 its top-left corner and index in view, covers 0.9-0.97 of it; its only proposal was the frame's
 (cut on every side, so no index corner is read). WHY no credit above :data:`LARGE_CREDIT`: a
-box that large is as likely the room as the card (RULE 40, models/README.md)."""
+box that large is as likely the room as the card (RULE 40 and RULE 41, models/README.md,
+fiftieth session)."""
 
 
 def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
     """Geometry of a proposal: its fill, its aspect against a card's, its size (``SIZE_WEIGHT``
-    up to a quarter of the photo, plus ``LARGE_WEIGHT`` × its share of the photo: a close-up's
-    card is the largest card-like thing in it, the symbols and fields inside it are card-like
-    too; WHY not more: a card held up to a webcam may be a twentieth of the frame, beside a
-    wall, a head and a shirt that are larger), and how far it runs off the photo."""
+    up to a quarter of the photo, plus ``LARGE_WEIGHT`` × its share of the photo up to
+    ``LARGE_CREDIT``: a close-up's card is the largest card-like thing in it, the symbols and
+    fields inside it are card-like too; WHY not more: a card held up to a webcam may be a
+    twentieth of the frame, beside a wall, a head and a shirt that are larger), and how far it
+    runs off the photo."""
     h, w = shape
     rect = cv2.minAreaRect(box.astype(np.float32))
     rw, rh = rect[1]
