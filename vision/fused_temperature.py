@@ -1,6 +1,6 @@
 """Fit the fused reading's temperature on rendered photos, and score temperatures on them.
 
-``python -m vision.fused_temperature [--seeds 7 123] [--kinds ...] [--also T ...]``
+``python -m vision.fused_temperature [--seeds 7 123] [--kinds ...] [--also T ...] [--bias]``
 
 WHY: the single-card reader of a UNO photo multiplies its experts (the whole card at jittered
 quads, two corner indices, the field's colour) and tempers the product by
@@ -18,9 +18,9 @@ rendered photos only, never on real ones: the real photo sets are measured, not 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -132,19 +132,41 @@ def collect(kinds: Sequence[str], seeds: Sequence[int], count: int, jobs: int = 
                          np.repeat([s for _, s, _ in work], sizes), codes)
 
 
-def report(readings: FusedReadings, temperatures: Sequence[float]) -> str:
-    """The fitted temperature, then each temperature scored on all readings and per seed."""
+def rebias(readings: FusedReadings, bias: Mapping[str, float]) -> FusedReadings:
+    """``readings`` (read with the shipped :data:`vision.symbol_bias.SYMBOL_BIAS`) as they read
+    with the symbol weights ``bias`` instead."""
+    from vision.symbol_bias import symbol_weights, without_bias
+
+    probs = without_bias(readings.probs, readings.codes) * symbol_weights(readings.codes, bias)
+    return replace(readings, probs=probs / probs.sum(1, keepdims=True))
+
+
+def report(readings: FusedReadings, temperatures: Sequence[float], bias: bool = False) -> str:
+    """The fitted temperature, then each temperature scored on all readings and per seed; with
+    ``bias``, then the symbol weights fitted at the shipped temperature
+    (:func:`vision.symbol_bias.fit_symbol_bias` on the readings without the shipped weights),
+    scored against none and the shipped ones."""
     from vision.single_card import FUSED_TEMPERATURE
+    from vision.symbol_bias import SYMBOL_BIAS, fit_symbol_bias, without_bias
 
     fitted = fit_temperature(readings.probs, readings.labels)
     lines = [f"{len(readings.labels)} photos ({', '.join(sorted(set(readings.kinds)))}; seeds "
              f"{' '.join(str(s) for s in sorted(set(readings.seeds.tolist())))}); "
              f"shipped T {FUSED_TEMPERATURE}, fitted T {fitted:.3f}"]
-    for t in dict.fromkeys((FUSED_TEMPERATURE, fitted, *temperatures)):
-        lines.append("all   " + score(readings, t).text())
-        for seed in sorted(set(readings.seeds.tolist())):
-            lines.append(f"  seed {seed}  "
-                         + score(readings.subset(readings.seeds == seed), t).text())
+    rows = [("", readings, t) for t in dict.fromkeys((FUSED_TEMPERATURE, fitted, *temperatures))]
+    if bias:
+        weights = fit_symbol_bias(without_bias(readings.probs, readings.codes), readings.labels,
+                                  readings.codes, FUSED_TEMPERATURE)
+        lines.append(f"symbol bias fitted at T {FUSED_TEMPERATURE}: "
+                     + ", ".join(f"{s} {v:+.3f}" for s, v in weights.items()))
+        rows += [("no symbol bias ", rebias(readings, {}), FUSED_TEMPERATURE),
+                 ("fitted symbol bias ", rebias(readings, weights), FUSED_TEMPERATURE)]
+        if SYMBOL_BIAS:
+            rows.insert(1, ("shipped symbol bias ", readings, FUSED_TEMPERATURE))
+    for name, read, t in rows:
+        lines.append(f"all   {name}" + score(read, t).text())
+        for seed in sorted(set(read.seeds.tolist())):
+            lines.append(f"  seed {seed}  " + score(read.subset(read.seeds == seed), t).text())
     return "\n".join(lines)
 
 
@@ -160,10 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="sets read at once (processes)")
     ap.add_argument("--also", type=float, nargs="*", default=[],
                     help="further temperatures to score on the same readings")
+    ap.add_argument("--bias", action="store_true",
+                    help="also fit each UNO symbol's log weight (vision.symbol_bias) at the "
+                         "shipped temperature, and score it")
     args = ap.parse_args(argv)
     if args.count < 1 or args.jobs < 1 or any(t <= 0 for t in args.also):
         ap.error("--count and --jobs must be at least 1, temperatures above 0")
-    print(report(collect(args.kinds, args.seeds, args.count, args.jobs), args.also))
+    print(report(collect(args.kinds, args.seeds, args.count, args.jobs), args.also,
+                 args.bias))
     return 0
 
 

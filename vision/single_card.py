@@ -41,6 +41,7 @@ from vision.calibration import Reliability, reliability
 from vision.card_mask import blob_quad, default_card_mask, mask_agreement, mask_blobs
 from vision.classifier import apply_gain, geometric_mean
 from vision.strip_classifier import CARD_MM, soften
+from vision.symbol_bias import symbol_weights
 
 
 def build_lab_tables() -> None:
@@ -411,7 +412,8 @@ tuning renders; not chosen again for the thirty-seventh and thirty-eighth sessio
 FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read with corners
 FUSED_TEMPERATURE = 1.22
 """Temperature of the fused reading (whole card at jittered quads × two corners × the field's
-colour, renormalised): ``p ** (1 / T)``. WHY: that product of experts was overconfident, on
+colour × each symbol's weight, :data:`vision.symbol_bias.SYMBOL_BIAS`, renormalised):
+``p ** (1 / T)``. WHY: that product of experts was overconfident, on
 renders and far more on real photos (models/README.md, fifteenth session); likely because it
 counts evidence its experts share (the same index print, the same blur) as independent. Fitted by
 negative log-likelihood (:func:`vision.strip_classifier.fit_temperature`) on the 2,160
@@ -879,7 +881,8 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
     """:func:`read_single_card` with the whole distribution it chose from: (where, code,
     probability, probabilities, the codes they are over: ``corners.codes`` with ``corners``,
     else the classifier's classes). ``temperature`` tempers the fused reading (with
-    ``corners`` only); 1 gives the raw product that :mod:`vision.fused_temperature` fits.
+    ``corners`` only); 1 gives the product (weighed by each symbol's
+    :data:`vision.symbol_bias.SYMBOL_BIAS`) that :mod:`vision.fused_temperature` fits.
     ``parts`` (with ``corners``): filled with the chosen card's experts over those codes as
     they were fused (:meth:`vision.corner_index.CornerFusion.experts`: ``card`` at the jittered
     quads, ``corners``, and ``colour``, the field colour's weights), for
@@ -923,14 +926,14 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         experts = corners.experts(image, seen[k], card, classes, adapter,  # type: ignore
                                   jitters=jitters, zoom=CORNER_ZOOM)
         experts["colour"] = corners.colour_expert(image, seen[k])  # type: ignore
+        codes = tuple(corners.codes)  # type: ignore[attr-defined]
         probs = fuse(experts["card"], experts["corners"], shown=experts["shown"])
-        probs = probs * experts["colour"]
+        probs = probs * experts["colour"] * symbol_weights(codes)
         probs = soften((probs / probs.sum())[None], temperature)[0]
         if parts is not None:
             parts.update(experts)
         i = int(np.argmax(probs))
         loc = Located(cands[k][1], crops[k], cands[k][0], total[k])
-        codes = tuple(corners.codes)  # type: ignore[attr-defined]
         return loc, codes[i], float(probs[i]), probs, codes
     loc = locate_card(image, classifier=classifier, cands=cands)
     probs = _read_jittered(image, loc.quad, read([loc.crop])[0], read, jitters)
