@@ -7,8 +7,9 @@ the 48 real webcam photos read wrong (forty-ninth session's reader), 16 read a r
 +2. A symbol drawn in more ways (the reverse's arrows, a +2's two small cards) takes the
 doubtful photos of the others. Weighing each symbol's codes by exp(b) before the temperature
 (logit adjustment) takes that lean back out. One weight per symbol, shared by its colours: the
-lean is the symbol's, and 15 numbers fitted on 2,592 photos hold across seeds where 54 would
-not (models/README.md, fiftieth session).
+lean is the symbol's (the colour has an expert of its own, the field's colour), and 15 numbers
+are fewer to fit on 2,592 photos than 54 (RULE 39 and RULE 42, models/README.md, fiftieth
+session).
 
 The weights are fitted on rendered photos only (:func:`fit_symbol_bias`, run by
 ``python -m vision.fused_temperature --bias``), never on real ones.
@@ -21,9 +22,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 SYMBOL_BIAS: Mapping[str, float] = {
-    "0": 0.486, "1": 0.094, "2": -0.016, "3": 0.161, "4": -0.037, "5": -0.029, "6": 0.178,
-    "7": -0.193, "8": 0.520, "9": 0.411, "S": 0.044, "R": -0.810, "+2": -0.606, "W": -0.083,
-    "+4": -0.120,
+    "0": 0.522, "1": 0.054, "2": -0.025, "3": 0.221, "4": -0.026, "5": -0.027, "6": 0.233,
+    "7": -0.181, "8": 0.512, "9": 0.369, "S": 0.012, "R": -0.838, "+2": -0.616, "W": -0.086,
+    "+4": -0.124,
 }
 """The shipped log weight of each UNO symbol (absent: 0), fitted on the tuning renders (seeds 7
 and 123, all six kinds x 216, at the shipped temperature 1.22):
