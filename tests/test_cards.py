@@ -44,6 +44,14 @@ def test_parse_rejects(text: str) -> None:
         parse_card(text)
 
 
+@pytest.mark.parametrize(("code", "symbol"), [
+    ("7R", "7"), ("0B", "0"), ("+2G", "+2"), ("RY", "R"), ("SB", "S"), ("W", "W"), ("+4", "+4"),
+    ("10H", "10"), ("QS", "Q"), ("JK", "JK"), ("D56", "D56"),
+])
+def test_symbol(code: str, symbol: str) -> None:
+    assert Card(code).symbol == symbol
+
+
 def test_deck_sizes() -> None:
     assert len(uno_deck()) == 108
     assert len(uno_faces()) == 54

@@ -1,12 +1,13 @@
-"""Each UNO symbol's log weight on the fused reading (`vision.symbol_bias`): the symbol of a
-code, the fit finds a lean the labels were drawn with, the ridge holds it back, the weights
-divide back out, the reader applies them once, and the command fits them."""
+"""Each UNO symbol's log weight on the fused reading (`vision.symbol_bias`): the fit finds a
+lean the labels were drawn with, the ridge holds it back, the weights divide back out, the
+reader applies them once, and the command fits them."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from protocol_runner.cards import Card
 from vision.corner_index import CornerFusion, fuse
 from vision.fused_temperature import FusedReadings, rebias, report
 from vision.single_card import FUSED_TEMPERATURE, read_single_card_probs, synthetic_photos
@@ -14,22 +15,14 @@ from vision.strip_classifier import soften
 from vision.symbol_bias import (
     SYMBOL_BIAS,
     fit_symbol_bias,
-    symbol_of,
     symbol_weights,
     without_bias,
 )
 from vision.synth.faces import UNO_FACE_CODES
 
 
-@pytest.mark.parametrize(("code", "symbol"), [
-    ("7R", "7"), ("0B", "0"), ("+2G", "+2"), ("RY", "R"), ("SB", "S"), ("W", "W"), ("+4", "+4"),
-])
-def test_the_symbol_of_a_code(code: str, symbol: str) -> None:
-    assert symbol_of(code) == symbol
-
-
 def test_every_uno_symbol_has_a_shipped_weight() -> None:
-    assert set(SYMBOL_BIAS) == {symbol_of(c) for c in UNO_FACE_CODES}
+    assert set(SYMBOL_BIAS) == {Card(c).symbol for c in UNO_FACE_CODES}
     assert all(abs(v) < 2 for v in SYMBOL_BIAS.values())
 
 
@@ -42,7 +35,7 @@ def _leaning(lean: dict[str, float], n: int = 6000, temperature: float = 1.0, se
     while the readings say softmax(z): they lean by exactly -b."""
     rng = np.random.default_rng(seed)
     z = rng.normal(0, 2, (n, len(CODES)))
-    b = np.array([lean.get(symbol_of(c), 0.0) for c in CODES])
+    b = np.array([lean.get(Card(c).symbol, 0.0) for c in CODES])
     truth = np.exp((z + b) / temperature)
     truth /= truth.sum(1, keepdims=True)
     labels = np.array([rng.choice(len(CODES), p=p) for p in truth])

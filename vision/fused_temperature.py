@@ -142,12 +142,12 @@ def rebias(readings: FusedReadings, bias: Mapping[str, float]) -> FusedReadings:
 
 
 def report(readings: FusedReadings, temperatures: Sequence[float], bias: bool = False) -> str:
-    """The fitted temperature, then each temperature scored on all readings and per seed; with
-    ``bias``, then the symbol weights fitted at the shipped temperature
-    (:func:`vision.symbol_bias.fit_symbol_bias` on the readings without the shipped weights),
-    scored against none and the shipped ones."""
+    """The fitted temperature, then each temperature scored on all readings (read with the
+    shipped symbol weights) and per seed; with ``bias``, then the symbol weights fitted at the
+    shipped temperature (:func:`vision.symbol_bias.fit_symbol_bias` on the readings without the
+    shipped weights), scored beside no weights at all."""
     from vision.single_card import FUSED_TEMPERATURE
-    from vision.symbol_bias import SYMBOL_BIAS, fit_symbol_bias, without_bias
+    from vision.symbol_bias import fit_symbol_bias, without_bias
 
     fitted = fit_temperature(readings.probs, readings.labels)
     lines = [f"{len(readings.labels)} photos ({', '.join(sorted(set(readings.kinds)))}; seeds "
@@ -161,8 +161,6 @@ def report(readings: FusedReadings, temperatures: Sequence[float], bias: bool = 
                      + ", ".join(f"{s} {v:+.3f}" for s, v in weights.items()))
         rows += [("no symbol bias ", rebias(readings, {}), FUSED_TEMPERATURE),
                  ("fitted symbol bias ", rebias(readings, weights), FUSED_TEMPERATURE)]
-        if SYMBOL_BIAS:
-            rows.insert(1, ("shipped symbol bias ", readings, FUSED_TEMPERATURE))
     for name, read, t in rows:
         lines.append(f"all   {name}" + score(read, t).text())
         for seed in sorted(set(read.seeds.tolist())):

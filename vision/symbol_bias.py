@@ -1,15 +1,15 @@
 """A log weight per UNO symbol on the fused single-card reading, and its fit.
 
 WHY: when the single-card reader of a UNO photo is unsure, its mistakes do not spread over the
-codes; they fall into two symbols. Of the 160 errors on the tuning renders (seeds 7 and 123, six
-kinds x 216 photos), 43 read a reverse and 24 a +2, each the truth of 7.4% of the photos; of
-the 48 real webcam photos read wrong (forty-ninth session's reader), 16 read a reverse and 14 a
-+2. A symbol drawn in more ways (the reverse's arrows, a +2's two small cards) takes the
-doubtful photos of the others. Weighing each symbol's codes by exp(b) before the temperature
-(logit adjustment) takes that lean back out. One weight per symbol, shared by its colours: the
-lean is the symbol's (the colour has an expert of its own, the field's colour), and 15 numbers
-are fewer to fit on 2,592 photos than 54 (RULE 39 and RULE 42, models/README.md, fiftieth
-session).
+codes; they fall into two symbols. Of the 160 errors on the tuning renders (seeds 7 and 123,
+six kinds x 216 photos, read before RULE 41), 43 read a reverse and 24 a +2, each the truth of
+7.4% of the photos; of the 48 real webcam photos read wrong (forty-ninth session's reader), 16
+read a reverse and 14 a +2. A symbol drawn in more ways (the reverse's arrows, a +2's two small
+cards) takes the doubtful photos of the others. Weighing each symbol's codes by exp(b) before
+the temperature (logit adjustment) takes that lean back out. One weight per symbol, shared by
+its colours: the lean is the symbol's (the colour has an expert of its own, the field's
+colour), and 15 numbers are fewer to fit on 2,592 photos than 54 (RULE 39 and RULE 42,
+models/README.md, fiftieth session).
 
 The weights are fitted on rendered photos only (:func:`fit_symbol_bias`, run by
 ``python -m vision.fused_temperature --bias``), never on real ones.
@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+
+from protocol_runner.cards import Card
 
 SYMBOL_BIAS: Mapping[str, float] = {
     "0": 0.522, "1": 0.054, "2": -0.025, "3": 0.221, "4": -0.026, "5": -0.027, "6": 0.233,
@@ -37,16 +39,10 @@ and 0.03 read 10, 8, 10, 5 and 2 more of the 2,592 photos right; 0 gave weights 
 differed between the seeds."""
 
 
-def symbol_of(code: str) -> str:
-    """The symbol of a UNO face code: its rank (``7`` of ``7R``, ``+2`` of ``+2G``), or the code
-    of a wild card (``W``, ``+4``)."""
-    return code if code in ("W", "+4") else code[:-1]
-
-
 def symbol_weights(codes: Sequence[str], bias: Mapping[str, float] = SYMBOL_BIAS
                    ) -> np.ndarray:
-    """(len(codes),) the weight exp(b) of each code's symbol."""
-    return np.exp([float(bias.get(symbol_of(c), 0.0)) for c in codes])
+    """(len(codes),) the weight exp(b) of each UNO code's symbol (:attr:`Card.symbol`)."""
+    return np.exp([float(bias.get(Card(c).symbol, 0.0)) for c in codes])
 
 
 def fit_symbol_bias(probs: np.ndarray, labels: np.ndarray, codes: Sequence[str],
@@ -58,10 +54,10 @@ def fit_symbol_bias(probs: np.ndarray, labels: np.ndarray, codes: Sequence[str],
 
     ``probs`` (photos x codes) are readings before any weight and temperature. The objective is
     convex in b, so Newton's steps (its 15 x 15 Hessian) reach the minimum in a few steps."""
-    symbols = sorted({symbol_of(c) for c in codes})
+    of = [Card(c).symbol for c in codes]
+    symbols = sorted(set(of))
     member = np.zeros((len(codes), len(symbols)))
-    for i, code in enumerate(codes):
-        member[i, symbols.index(symbol_of(code))] = 1.0
+    member[np.arange(len(codes)), [symbols.index(s) for s in of]] = 1.0
     logp = np.log(np.maximum(np.asarray(probs, np.float64), 1e-12))
     truth = member[np.asarray(labels)]  # (photos, symbols): the true code's symbol
     b = np.zeros(len(symbols))
