@@ -6,9 +6,7 @@ visible part of the card. The printed corner index (top-left, and the same index
 the bottom-right) is what a person reads then. This module
 
 1. completes a quad cut off by the photo's edge to the card's full aspect (:func:`complete_quad`;
-   where a card lying the other way also holds what is seen it is tried too,
-   :func:`card_completions`, and a card running off a corner of the photo is also tried
-   larger, :func:`grown_completion`),
+   a card running off a corner of the photo is also tried larger, :func:`grown_completion`),
 2. cuts both index corners of the completed card (each the top-left corner of one of the two
    ways up) and reads them with the corner-strip network (:mod:`vision.strip_classifier`;
    two trainings on wide printings too averaged in place of the shipped one,
@@ -129,31 +127,14 @@ def complete_quad(quad: np.ndarray, shape: tuple[int, int], ratio: float = CARD_
     WHY the smallest then: the cheapest explanation of what is seen; a card cut at its short
     side is ``ratio`` times as long as it is wide, and the index corners are then where the
     corner reader looks for them. WHY as wide as seen: the smallest card again; the photo
-    shows its top edge and with it the corners of that end. The card lying the other way, where
-    one holds what is seen too, is :func:`card_completions`' second."""
-    return card_completions(quad, shape, ratio)[0]
-
-
-def card_completions(quad: np.ndarray, shape: tuple[int, int], ratio: float = CARD_RATIO
-                     ) -> list[np.ndarray]:
-    """The whole cards that hold a visible part ``quad`` cut by the photo's edge: first
-    :func:`complete_quad`'s (the upright one), then, where one lying the other way also holds
-    what is seen, the smallest such card (on its side, or upright where the first lies on its
-    side); only ``quad`` itself when its size is unknown or nothing is cut.
-
-    WHY both: a card held close shows one end, and which way it stands is a guess. Upright
-    is the likelier for a card held up to a camera, but a card held on its side, or lying at a
-    slant on a table, shows its index where the upright card has its middle, and its corner
-    patches then hold no index (rendered close-held cards, tuning seed 7: most of
-    ``synthetic:near``'s misreadings). The corner reader keeps the more legible reading of each
-    corner over the cards offered (:func:`most_legible`)."""
+    shows its top edge and with it the corners of that end."""
     q = np.asarray(quad, np.float64).reshape(4, 2).copy()
     cut = cut_edges(q, shape)
     if sum(cut) == 3:  # one edge seen, cut on both sides across it: as wide as what is seen
         i = next(i for i in range(4) if cut[i] and cut[(i + 2) % 4])
         cut[i] = cut[(i + 2) % 4] = False
     if (cut[0] and cut[2]) or (cut[1] and cut[3]) or not any(cut):
-        return [q.astype(np.float32)]
+        return q.astype(np.float32)
     a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2  # along edges 0 and 2
     b = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2  # along edges 1 and 3
     grow_a, grow_b = cut[1] or cut[3], cut[0] or cut[2]
@@ -170,27 +151,23 @@ def card_completions(quad: np.ndarray, shape: tuple[int, int], ratio: float = CA
         elif grow_a and b / r >= 0.97 * a:
             options.append((b / r, b))
     if not options:
-        return [q.astype(np.float32)]
-    options.sort(key=lambda o: ((o[1] > o[0]) != upright_b, o[0] * o[1]))
+        return q.astype(np.float32)
+    na, nb = min(options, key=lambda o: ((o[1] > o[0]) != upright_b, o[0] * o[1]))
 
     def unit(v: np.ndarray) -> np.ndarray:
         return v / max(float(np.linalg.norm(v)), 1e-9)
 
-    out = []
-    for na, nb in options:
-        c = q.copy()
-        if grow_b and nb > b:
-            if cut[2]:  # move the bottom edge (c2, c3) away from the top
-                c[3], c[2] = c[0] + unit(c[3] - c[0]) * nb, c[1] + unit(c[2] - c[1]) * nb
-            else:
-                c[0], c[1] = c[3] + unit(c[0] - c[3]) * nb, c[2] + unit(c[1] - c[2]) * nb
-        if grow_a and na > a:
-            if cut[1]:  # move the right edge (c1, c2) away from the left
-                c[1], c[2] = c[0] + unit(c[1] - c[0]) * na, c[3] + unit(c[2] - c[3]) * na
-            else:
-                c[0], c[3] = c[1] + unit(c[0] - c[1]) * na, c[2] + unit(c[3] - c[2]) * na
-        out.append(c.astype(np.float32))
-    return out
+    if grow_b and nb > b:
+        if cut[2]:  # move the bottom edge (q2, q3) away from the top
+            q[3], q[2] = q[0] + unit(q[3] - q[0]) * nb, q[1] + unit(q[2] - q[1]) * nb
+        else:
+            q[0], q[1] = q[3] + unit(q[0] - q[3]) * nb, q[2] + unit(q[1] - q[2]) * nb
+    if grow_a and na > a:
+        if cut[1]:  # move the right edge (q1, q2) away from the left
+            q[1], q[2] = q[0] + unit(q[1] - q[0]) * na, q[3] + unit(q[2] - q[3]) * na
+        else:
+            q[0], q[3] = q[1] + unit(q[0] - q[1]) * na, q[2] + unit(q[3] - q[2]) * na
+    return q.astype(np.float32)
 
 
 def grown_completion(quad: np.ndarray, shape: tuple[int, int], grow: float,
@@ -396,11 +373,9 @@ class CornerFusion:
         the renormalised geometric mean of the readings inside the photo (WHY: as
         :func:`vision.single_card._read_jittered`; a corner patch is a small part of the card,
         so a quad off by 2-3% moves the index within it). Whether a corner is read is decided
-        by the quad as located. A card cut by the photo's edge is read as every card that holds
-        what is seen (:func:`card_completions`: upright, and on its side where one holds it
-        too), one running off a corner of the photo also at the larger cards of ``grows``
-        (:func:`grown_completion`), and each corner keeps its most legible reading
-        (:func:`most_legible`). With ``zoom`` (:data:`CORNER_ZOOM`) each
+        by the quad as located. A card running off a corner of the photo is also read at the
+        larger cards of ``grows`` (:func:`grown_completion`), and each corner keeps its most
+        legible reading (:func:`most_legible`). With ``zoom`` (:data:`CORNER_ZOOM`) each
         corner is also read from the completed card grown ``zoom`` times about that corner
         (its patch as much larger, anchored where it was)."""
         if _cut_across(visible_quad, image.shape[:2]):
@@ -409,7 +384,7 @@ class CornerFusion:
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
         shape = image.shape[:2]
-        cards = card_completions(visible_quad, shape)
+        cards = [complete_quad(visible_quad, shape)]
         cards += [q for g in self.grows
                   if (q := grown_completion(visible_quad, shape, g)) is not None]
         sides: list[int | None] = [None] * len(cards)  # a card read for one corner only
