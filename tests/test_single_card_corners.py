@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import cv2
@@ -30,11 +31,13 @@ from vision.single_card import (
     SingleCardError,
     _read_jittered,
     card_ends,
+    card_pose,
     end_in_view,
     evaluate_synthetic,
     order_portrait,
     read_single_card,
     rectify,
+    synthetic_photos,
 )
 from vision.strip_classifier import StripClassifierError
 from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES, canonical_face
@@ -460,6 +463,34 @@ def test_harder_renders_are_read(clf, fusion, kind):
     line = evaluate_synthetic(kind, 12, clf, UNO_FACE_CODES, fusion, seed=5)
     assert _top1(line) >= 0.5, line
     assert float(line.split("median ")[1].split(" ms per photo")[0]) > 0, line  # the timing
+    # every photo counted under one pose, the right ones among them
+    poses = re.findall(r"(upright|on its side|upside down) (\d+)/(\d+)",
+                       line.split("by pose: ")[1].splitlines()[0])
+    assert sum(int(n) for *_, n in poses) == 12, line
+    assert sum(int(a) for _, a, _ in poses) == round(_top1(line) * 12), line
+
+
+def _turned(degrees: float) -> np.ndarray:
+    """A 100 x 154 card's quad, clockwise from its own top-left, turned ``degrees`` clockwise
+    in the photo (y down) about (300, 300)."""
+    t = np.radians(degrees)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    return (_box(-50, -77, 50, 77) @ rot.T + 300).astype(np.float32)
+
+
+@pytest.mark.parametrize(("degrees", "pose"), [
+    (0, "upright"), (30, "upright"), (-40, "upright"),
+    (90, "on its side"), (-70, "on its side"), (120, "on its side"),
+    (180, "upside down"), (-150, "upside down"),
+])
+def test_card_pose(degrees, pose):
+    assert card_pose(_turned(degrees)) == pose
+
+
+def test_card_pose_of_a_near_render_on_its_side():
+    """``synthetic:near`` turns 15% of its cards a quarter: some of tuning seed 7's are."""
+    poses = [card_pose(q) for _, _, q in synthetic_photos("near", 20, 7)]
+    assert set(poses) <= {"upright", "on its side"} and "on its side" in poses, poses
 
 
 def test_unknown_synthetic_set(clf):

@@ -1007,6 +1007,34 @@ def synthetic_photos(kind: str, count: int, seed: int, style: object | None = No
         yield code, img, quad
 
 
+POSES = ("upright", "on its side", "upside down")
+"""How a rendered card is turned in its photo (:func:`card_pose`), as ``evaluate_synthetic``
+reports its accuracy."""
+
+
+def card_pose(quad: np.ndarray) -> str:
+    """One of :data:`POSES` for a card whose quad runs clockwise from its own top-left corner:
+    by the angle between the card's downward side and the photo's, under 45°, 45-135° or more.
+
+    WHY: the rendered kinds draw cards at several turns (``synthetic:near`` turns 15% of its
+    cards a quarter), while real webcam photos hold cards upright; a figure per pose tells
+    which of a kind's errors the real photos share (models/README.md, fifty-first session:
+    near's cards on their side were all read wrong at seed 7, 30 of its 51 errors)."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    down = (q[3] - q[0]) + (q[2] - q[1])
+    tilt = abs(float(np.degrees(np.arctan2(down[0], down[1]))))
+    return POSES[0] if tilt < 45 else POSES[1] if tilt <= 135 else POSES[2]
+
+
+def _by_pose(poses: Sequence[str], hits: Sequence[bool]) -> str:
+    """``by pose: upright a/n, ...`` over the poses that occur."""
+    counts = {p: [0, 0] for p in POSES}
+    for pose, hit in zip(poses, hits, strict=True):
+        counts[pose][0] += hit
+        counts[pose][1] += 1
+    return "by pose: " + ", ".join(f"{p} {a}/{n}" for p, (a, n) in counts.items() if n)
+
+
 def evaluate_synthetic(kind: str, count: int, classifier: object,
                        allowed: tuple[str, ...] | None = None, corners: object | None = None,
                        seed: int = 99, enrol_style: int | None = None) -> str:
@@ -1039,8 +1067,9 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
             photos.append(EnrolPhoto(f"render-{j}", code))
         adapter = enrol_images(photos, images, classifier, corners)  # type: ignore[arg-type]
         head = f"enrolled style {enrol_style}: "
-    ious, ms, colour, conf, hits = [], [], 0, [], []
+    ious, ms, colour, conf, hits, poses = [], [], 0, [], [], []
     for code, img, quad in synthetic_photos(kind, count, seed, style):
+        poses.append(card_pose(quad))
         start = time.perf_counter()
         loc, read, p = read_single_card(img, classifier, allowed, adapter, corners)
         ms.append(1000 * (time.perf_counter() - start))
@@ -1052,7 +1081,7 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
     n = max(count, 1)
     return (f"{head}synthetic {kind}: photos {count}  top-1 {sum(hits) / n:.4f}  "
             f"colour {colour / n:.4f}  quad IoU mean {iou.mean():.3f}, "
-            f">0.8 {np.mean(iou > 0.8):.3f}" + _timing(ms)
+            f">0.8 {np.mean(iou > 0.8):.3f}" + _timing(ms) + "\n" + _by_pose(poses, hits)
             + "\ncalibration (confidence group: photos at mean confidence -> share right): "
             + reliability(conf, hits).text())
 
