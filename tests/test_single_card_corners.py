@@ -16,6 +16,7 @@ from vision.corner_index import (
     CORNER_ZOOM,
     CornerFusion,
     _cut_across,
+    card_completions,
     complete_quad,
     cut_edges,
     fuse,
@@ -24,6 +25,7 @@ from vision.corner_index import (
     inside_share,
     most_legible,
     read_corners,
+    shows_index,
 )
 from vision.single_card import (
     READ_JITTERS,
@@ -154,7 +156,9 @@ def test_a_card_larger_than_its_completion_is_read_at_a_grown_card(fusion: Corne
     grown = fusion.corner_probs(photo, seen)
     assert int(np.nanargmax(as_completed[0])) != k
     assert grown[0, k] >= 0.9
-    assert np.isnan(grown[1]).all()  # the bottom-right corner lies outside the photo
+    # the bottom-right corner lies outside the photo, and the card on its side is not read:
+    # the upright card shows an index
+    assert np.isnan(grown[1]).all()
 
 
 @pytest.mark.parametrize(("quad", "expected"), [
@@ -170,6 +174,57 @@ def test_a_card_larger_than_its_completion_is_read_at_a_grown_card(fusion: Corne
 ])
 def test_complete_quad_of_a_card_held_close(quad, expected):
     assert np.allclose(complete_quad(quad, SHAPE), expected, atol=0.5)
+
+
+@pytest.mark.parametrize(("quad", "expected"), [
+    # nothing cut, or cut on two opposite sides: its size is seen or unknown, one card
+    (_box(100, 100, 300, 400), [_box(100, 100, 300, 400)]),
+    (_box(100, 0, 300, 480), [_box(100, 0, 300, 480)]),
+    # the wide end of a card held close, cut at the bottom: upright first, then on its side
+    (_box(100, 300, 560, 480), [_box(100, 300, 560, 300 + 460 * CARD_RATIO),
+                                _box(100, 300, 560, 300 + 460 / CARD_RATIO)]),
+    # a piece too tall for the card on its side, or too narrow: only an upright card holds it
+    (_box(100, 60, 560, 480), [_box(100, 60, 560, 60 + 460 * CARD_RATIO)]),
+    (_box(100, 200, 300, 480), [_box(100, 200, 300, 200 + 200 * CARD_RATIO)]),
+    # off the bottom-right corner: the upright card, then the one on its side, both about the
+    # corner seen
+    (_box(300, 200, 640, 480), [_box(300, 200, 300 + 340, 200 + 340 * CARD_RATIO),
+                                _box(300, 200, 300 + 280 * CARD_RATIO, 480)]),
+])
+def test_card_completions(quad, expected):
+    got = card_completions(quad, SHAPE)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert np.allclose(g, e, atol=0.5)
+    assert np.allclose(got[0], complete_quad(quad, SHAPE))
+
+
+@pytest.mark.parametrize(("corners", "shown"), [
+    ([[0.6, 0.3, 0.1], NAN3], True),          # one corner reads an index
+    ([[0.1, 0.2, 0.7], [0.2, 0.2, 0.6]], False),  # both more likely no index
+    ([[0.25, 0.25, 0.5], NAN3], True),        # exactly as likely as not: shown
+    ([NAN3, NAN3], False),                    # neither corner read
+])
+def test_shows_index(corners, shown):
+    assert shows_index(np.array(corners), ("1B", "2B", "none")) is shown
+
+
+@pytest.mark.parametrize("code", ["7G", "3B", "8Y", "2R", "5G"])
+def test_a_card_on_its_side_cut_at_the_bottom_is_read_at_its_index(fusion: CornerFusion,
+                                                                   code: str):
+    """A card held on its side (turned a quarter clockwise: its index at the top right), its
+    upper 180 of 228 px in view: the upright card that would hold what is seen has no index
+    at its corners; the card on its side, offered beside it, reads the index."""
+    face = cv2.rotate(canonical_face(code, (228, 352)), cv2.ROTATE_90_CLOCKWISE)  # 352 wide
+    photo = np.full((480, 640, 3), 90, np.uint8)
+    photo[300:480, 140:492] = face[:180]
+    seen = _box(140, 300, 492, 480)
+    k = fusion.strip.classes.index(code)
+    upright = complete_quad(seen, photo.shape[:2])
+    at_upright = read_corners(fusion.strip, photo, [order_portrait(upright)])[0]
+    assert not (np.nan_to_num(at_upright[:, k]) >= 0.5).any()
+    read = fusion.corner_probs(photo, seen)
+    assert np.nanmax(read[:, k]) >= 0.9
 
 
 def test_a_card_held_close_to_a_webcam_runs_off_the_bottom():

@@ -6,7 +6,9 @@ visible part of the card. The printed corner index (top-left, and the same index
 the bottom-right) is what a person reads then. This module
 
 1. completes a quad cut off by the photo's edge to the card's full aspect (:func:`complete_quad`;
-   a card running off a corner of the photo is also tried larger, :func:`grown_completion`),
+   where its corners show no index and a card lying the other way also holds what is seen,
+   that card is tried too, :func:`card_completions`; a card running off a corner of the photo
+   is also tried larger, :func:`grown_completion`),
 2. cuts both index corners of the completed card (each the top-left corner of one of the two
    ways up) and reads them with the corner-strip network (:mod:`vision.strip_classifier`;
    two trainings on wide printings too averaged in place of the shipped one,
@@ -83,6 +85,14 @@ card's corner (:meth:`CornerFusion.corner_probs`). WHY: a printing whose index i
 (0.18-0.21 of the card's height; the renders draw 0.10-0.15), or a quad a little small, shows
 the index too large for the networks, which then read it as a reverse (real webcam photos,
 RULE 38, models/README.md); 1.3 as RULE 25's larger patch, fixed a priori."""
+OTHER_WAY_SHOWN = 0.5
+"""A card cut by the photo's edge is read as lying the other way too (:func:`card_completions`'
+second card) only where neither corner of the upright card shows an index this surely
+(:func:`shows_index`). WHY: upright is the likelier way for a card held up to a camera, and a
+corner that shows an index there is evidence for it; read always, the other way's corners,
+cut where the upright card has its middle, added weak readings of no index to cards read
+right (real webcam photos, RULE 43, models/README.md). 0.5: more likely than not, fixed a
+priori."""
 CUT_TOL = 0.015  # of the photo's longer side: a quad corner this close to the edge touches it
 MIN_INSIDE = 0.85  # share of a corner patch that must lie inside the photo to be read
 
@@ -127,14 +137,31 @@ def complete_quad(quad: np.ndarray, shape: tuple[int, int], ratio: float = CARD_
     WHY the smallest then: the cheapest explanation of what is seen; a card cut at its short
     side is ``ratio`` times as long as it is wide, and the index corners are then where the
     corner reader looks for them. WHY as wide as seen: the smallest card again; the photo
-    shows its top edge and with it the corners of that end."""
+    shows its top edge and with it the corners of that end. The card lying the other way, where
+    one holds what is seen too, is :func:`card_completions`' second."""
+    return card_completions(quad, shape, ratio)[0]
+
+
+def card_completions(quad: np.ndarray, shape: tuple[int, int], ratio: float = CARD_RATIO
+                     ) -> list[np.ndarray]:
+    """The whole cards that hold a visible part ``quad`` cut by the photo's edge: first
+    :func:`complete_quad`'s (the upright one), then, where one lying the other way also holds
+    what is seen, the smallest such card (on its side, or upright where the first lies on its
+    side); only ``quad`` itself when its size is unknown or nothing is cut.
+
+    WHY both: a card held close shows one end, and which way it stands is a guess. Upright
+    is the likelier for a card held up to a camera, but a card held on its side, or lying at a
+    slant on a table, shows its index where the upright card has its middle, and its corner
+    patches then hold no index (rendered close-held cards, tuning seed 7: its 30 cards on
+    their side are 30 of ``synthetic:near``'s 51 misreadings). The corner reader tries
+    the second only where the first shows no index (:data:`OTHER_WAY_SHOWN`)."""
     q = np.asarray(quad, np.float64).reshape(4, 2).copy()
     cut = cut_edges(q, shape)
     if sum(cut) == 3:  # one edge seen, cut on both sides across it: as wide as what is seen
         i = next(i for i in range(4) if cut[i] and cut[(i + 2) % 4])
         cut[i] = cut[(i + 2) % 4] = False
     if (cut[0] and cut[2]) or (cut[1] and cut[3]) or not any(cut):
-        return q.astype(np.float32)
+        return [q.astype(np.float32)]
     a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2  # along edges 0 and 2
     b = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2  # along edges 1 and 3
     grow_a, grow_b = cut[1] or cut[3], cut[0] or cut[2]
@@ -151,23 +178,27 @@ def complete_quad(quad: np.ndarray, shape: tuple[int, int], ratio: float = CARD_
         elif grow_a and b / r >= 0.97 * a:
             options.append((b / r, b))
     if not options:
-        return q.astype(np.float32)
-    na, nb = min(options, key=lambda o: ((o[1] > o[0]) != upright_b, o[0] * o[1]))
+        return [q.astype(np.float32)]
+    options.sort(key=lambda o: ((o[1] > o[0]) != upright_b, o[0] * o[1]))
 
     def unit(v: np.ndarray) -> np.ndarray:
         return v / max(float(np.linalg.norm(v)), 1e-9)
 
-    if grow_b and nb > b:
-        if cut[2]:  # move the bottom edge (q2, q3) away from the top
-            q[3], q[2] = q[0] + unit(q[3] - q[0]) * nb, q[1] + unit(q[2] - q[1]) * nb
-        else:
-            q[0], q[1] = q[3] + unit(q[0] - q[3]) * nb, q[2] + unit(q[1] - q[2]) * nb
-    if grow_a and na > a:
-        if cut[1]:  # move the right edge (q1, q2) away from the left
-            q[1], q[2] = q[0] + unit(q[1] - q[0]) * na, q[3] + unit(q[2] - q[3]) * na
-        else:
-            q[0], q[3] = q[1] + unit(q[0] - q[1]) * na, q[2] + unit(q[3] - q[2]) * na
-    return q.astype(np.float32)
+    out = []
+    for na, nb in options:
+        c = q.copy()
+        if grow_b and nb > b:
+            if cut[2]:  # move the bottom edge (c2, c3) away from the top
+                c[3], c[2] = c[0] + unit(c[3] - c[0]) * nb, c[1] + unit(c[2] - c[1]) * nb
+            else:
+                c[0], c[1] = c[3] + unit(c[0] - c[3]) * nb, c[2] + unit(c[1] - c[2]) * nb
+        if grow_a and na > a:
+            if cut[1]:  # move the right edge (c1, c2) away from the left
+                c[1], c[2] = c[0] + unit(c[1] - c[0]) * na, c[3] + unit(c[2] - c[3]) * na
+            else:
+                c[0], c[3] = c[1] + unit(c[0] - c[1]) * na, c[2] + unit(c[3] - c[2]) * na
+        out.append(c.astype(np.float32))
+    return out
 
 
 def grown_completion(quad: np.ndarray, shape: tuple[int, int], grow: float,
@@ -252,6 +283,16 @@ def most_legible(readings: np.ndarray, classes: Sequence[str]) -> np.ndarray:
             sure = np.where(seen, np.nan_to_num(rows[:, codes]).max(axis=1), -1.0)
             out[side] = rows[int(np.argmax(sure))]
     return out
+
+
+def shows_index(corners: np.ndarray, classes: Sequence[str], least: float = OTHER_WAY_SHOWN
+                ) -> bool:
+    """Whether either of a card's corner readings (2, C; a NaN row: not read) shows an index at
+    ``least`` or more (1 - P(``NO_INDEX``))."""
+    if NO_INDEX not in classes:
+        return not np.isnan(corners).all()
+    shown = 1.0 - corners[:, list(classes).index(NO_INDEX)]
+    return bool((np.nan_to_num(shown, nan=0.0) >= least).any())
 
 
 def _jittered_mean(readings: np.ndarray) -> np.ndarray:
@@ -373,9 +414,12 @@ class CornerFusion:
         the renormalised geometric mean of the readings inside the photo (WHY: as
         :func:`vision.single_card._read_jittered`; a corner patch is a small part of the card,
         so a quad off by 2-3% moves the index within it). Whether a corner is read is decided
-        by the quad as located. A card running off a corner of the photo is also read at the
-        larger cards of ``grows`` (:func:`grown_completion`), and each corner keeps its most
-        legible reading (:func:`most_legible`). With ``zoom`` (:data:`CORNER_ZOOM`) each
+        by the quad as located. A card cut by the photo's edge is completed upright
+        (:func:`complete_quad`), one running off a corner of the photo also read at the larger
+        cards of ``grows`` (:func:`grown_completion`); where none of those shows an index
+        (:func:`shows_index`), also as the card lying the other way that holds what is seen
+        (:func:`card_completions`). Each corner keeps its most legible reading
+        (:func:`most_legible`). With ``zoom`` (:data:`CORNER_ZOOM`) each
         corner is also read from the completed card grown ``zoom`` times about that corner
         (its patch as much larger, anchored where it was)."""
         if _cut_across(visible_quad, image.shape[:2]):
@@ -384,23 +428,35 @@ class CornerFusion:
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
         shape = image.shape[:2]
-        cards = [complete_quad(visible_quad, shape)]
+        upright, *other_way = card_completions(visible_quad, shape)
+        cards = [upright]
         cards += [q for g in self.grows
                   if (q := grown_completion(visible_quad, shape, g)) is not None]
         sides: list[int | None] = [None] * len(cards)  # a card read for one corner only
         if zoom != 1.0:
-            done = np.asarray(order_portrait(cards[0]), np.float64)
+            done = np.asarray(order_portrait(upright), np.float64)
             for side, corner in ((0, done[0]), (1, done[2])):
                 cards.append((corner + zoom * (done - corner)).astype(np.float32))
                 sides.append(side)
-        # every card at every jitter in one network call; a card grown about one corner is
-        # read at that corner only
+        readings = self._read_cards(image, cards, sides, gain, jitters)
+        best = most_legible(readings, self.strip.classes)
+        if other_way and not shows_index(best, self.strip.classes):
+            more = self._read_cards(image, other_way, [None] * len(other_way), gain, jitters)
+            best = most_legible(np.concatenate([readings, more]), self.strip.classes)
+        return best
+
+    def _read_cards(self, image: np.ndarray, cards: Sequence[np.ndarray],
+                    sides: Sequence[int | None], gain: np.ndarray | None,
+                    jitters: Sequence[Jitter]) -> np.ndarray:
+        """(G, 2, C): the two corners of each of ``cards`` (a card of ``sides`` not None read
+        at that corner only), each the mean over its ``jitters`` (:func:`_jittered_mean`);
+        every card at every jitter in one network call."""
         ways = [[q, *jittered_quads(q, jitters)] for q in map(order_portrait, cards)]
         probs = read_corners(self.strip, image, [w for card in ways for w in card], gain,
                              [side for card, side in zip(ways, sides, strict=True)
                               for _ in card])
         readings = probs.reshape(len(ways), len(ways[0]), *probs.shape[1:])
-        return most_legible(np.stack([_jittered_mean(r) for r in readings]), self.strip.classes)
+        return np.stack([_jittered_mean(r) for r in readings])
 
     def experts(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
                 card_classes: Sequence[str], adapter: object | None = None,
