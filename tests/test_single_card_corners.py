@@ -209,6 +209,14 @@ def test_shows_index(corners, shown):
     assert shows_index(np.array(corners), ("1B", "2B", "none")) is shown
 
 
+@pytest.mark.parametrize(("corners", "shown"), [
+    ([[0.6, 0.4], [np.nan] * 2], True),   # a network with no "no index" class: read is shown
+    ([[np.nan] * 2, [np.nan] * 2], False),
+])
+def test_shows_index_without_a_no_index_class(corners, shown):
+    assert shows_index(np.array(corners), ("1B", "2B")) is shown
+
+
 @pytest.mark.parametrize("code", ["7G", "3B", "8Y", "2R", "5G"])
 def test_a_card_on_its_side_cut_at_the_bottom_is_read_at_its_index(fusion: CornerFusion,
                                                                    code: str):
