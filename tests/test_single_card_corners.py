@@ -22,6 +22,7 @@ from vision.corner_index import (
     fuse,
     grown_completion,
     index_readings,
+    index_shown,
     inside_share,
     most_legible,
     read_corners,
@@ -207,6 +208,15 @@ def test_card_completions(quad, expected):
 ])
 def test_shows_index(corners, shown):
     assert shows_index(np.array(corners), ("1B", "2B", "none")) is shown
+
+
+@pytest.mark.parametrize(("classes", "corners", "expected"), [
+    (("1B", "2B", "none"), [[0.6, 0.3, 0.1], NAN3], [0.9, 0.0]),  # a corner not read: 0
+    (("1B", "2B", "none"), [[0.0, 0.0, 1.0], [0.5, 0.5, 0.0]], [0.0, 1.0]),
+    (("1B", "2B"), [[0.6, 0.4], [np.nan] * 2], [1.0, 0.0]),  # no "no index" class: read is shown
+])
+def test_index_shown(classes, corners, expected):
+    assert np.allclose(index_shown(np.array(corners), classes), expected)
 
 
 @pytest.mark.parametrize(("corners", "shown"), [

@@ -90,9 +90,9 @@ OTHER_WAY_SHOWN = 0.5
 second card) only where neither corner of the upright card shows an index this surely
 (:func:`shows_index`). WHY: upright is the likelier way for a card held up to a camera, and a
 corner that shows an index there is evidence for it; read always, the other way's corners,
-cut where the upright card has its middle, added weak readings of no index to cards read
-right (real webcam photos, RULE 43, models/README.md). 0.5: more likely than not, fixed a
-priori."""
+cut where the upright card has its middle, added a weak reading to a card read right and
+turned it wrong (one real webcam photo, p_0113, lost by RULE 43, models/README.md). 0.5: more likely
+than not, fixed a priori."""
 CUT_TOL = 0.015  # of the photo's longer side: a quad corner this close to the edge touches it
 MIN_INSIDE = 0.85  # share of a corner patch that must lie inside the photo to be read
 
@@ -285,14 +285,22 @@ def most_legible(readings: np.ndarray, classes: Sequence[str]) -> np.ndarray:
     return out
 
 
+def index_shown(corners: np.ndarray, classes: Sequence[str]) -> np.ndarray:
+    """(rows,) how surely each corner reading (rows x C over the strip network's ``classes``)
+    shows an index at all: 1 - P(``NO_INDEX``); 0 for a corner not read (a NaN row), 1 for one
+    read by a network with no ``NO_INDEX`` class."""
+    corners = np.atleast_2d(corners)
+    read = ~np.isnan(corners).any(axis=1)
+    if NO_INDEX not in classes:
+        return read.astype(np.float64)
+    return np.where(read, 1.0 - np.nan_to_num(corners[:, list(classes).index(NO_INDEX)]), 0.0)
+
+
 def shows_index(corners: np.ndarray, classes: Sequence[str], least: float = OTHER_WAY_SHOWN
                 ) -> bool:
     """Whether either of a card's corner readings (2, C; a NaN row: not read) shows an index at
-    ``least`` or more (1 - P(``NO_INDEX``))."""
-    if NO_INDEX not in classes:
-        return not np.isnan(corners).all()
-    shown = 1.0 - corners[:, list(classes).index(NO_INDEX)]
-    return bool((np.nan_to_num(shown, nan=0.0) >= least).any())
+    ``least`` or more (:func:`index_shown`)."""
+    return bool((index_shown(corners, classes) >= least).any())
 
 
 def _jittered_mean(readings: np.ndarray) -> np.ndarray:
@@ -475,13 +483,9 @@ class CornerFusion:
         if adapter is not None:
             probs = adapter.adapt_corners(  # type: ignore[attr-defined]
                 probs, self.strip.classes, self.strip.digest)
-        strip_classes = list(self.strip.classes)
-        shown = np.ones(len(probs))
-        if NO_INDEX in strip_classes:  # a corner not read (NaN) shows nothing
-            shown = 1.0 - np.nan_to_num(probs[:, strip_classes.index(NO_INDEX)], nan=1.0)
         return {"card": card / max(card.sum(), 1e-12),
                 "corners": index_readings(probs, self.strip.classes, self.codes),
-                "shown": shown}
+                "shown": index_shown(probs, self.strip.classes)}
 
     def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
              card_classes: Sequence[str], adapter: object | None = None,

@@ -1017,9 +1017,10 @@ def card_pose(quad: np.ndarray) -> str:
     by the angle between the card's downward side and the photo's, under 45°, 45-135° or more.
 
     WHY: the rendered kinds draw cards at several turns (``synthetic:near`` turns 15% of its
-    cards a quarter), while real webcam photos hold cards upright; a figure per pose tells
-    which of a kind's errors the real photos share (models/README.md, fifty-first session:
-    near's cards on their side were all read wrong at seed 7, 30 of its 51 errors)."""
+    cards a quarter), while the real webcam photos looked at (the 41 read wrong) hold their
+    cards upright; a figure per pose tells which of a kind's errors the real photos share
+    (models/README.md, fifty-first session: near's cards on their side were all read wrong at
+    seed 7, 30 of its 51 errors)."""
     q = np.asarray(quad, np.float64).reshape(4, 2)
     down = (q[3] - q[0]) + (q[2] - q[1])
     tilt = abs(float(np.degrees(np.arctan2(down[0], down[1]))))
