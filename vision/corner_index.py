@@ -85,6 +85,23 @@ card's corner (:meth:`CornerFusion.corner_probs`). WHY: a printing whose index i
 (0.18-0.21 of the card's height; the renders draw 0.10-0.15), or a quad a little small, shows
 the index too large for the networks, which then read it as a reverse (real webcam photos,
 RULE 38, models/README.md); 1.3 as RULE 25's larger patch, fixed a priori."""
+FILLS_PHOTO = 0.7
+"""The share of the photo a card's located quad covers from which the card is taken to be held
+so close that its index corners lie at or just beyond the photo's corners
+(:func:`anchored_cards`). WHY: real webcam close-ups that the card fills show their large index
+at the photo's top-left, while the located quad (a box of most of the photo, cut on several
+sides) puts the card's corners elsewhere or reads none (RULE 46, models/README.md); 0.7 was
+chosen on tuning renders with those photos in view."""
+ANCHOR_WIDTHS = (0.9, 1.1, 1.3)
+"""The widths, as shares of the photo's width, of the cards anchored at the photo's corners
+(:func:`anchored_cards`): a card that fills the photo is about as wide as it, or a little wider
+where it runs off both sides."""
+ANCHOR_SURE = 0.95
+"""How surely an anchored card's corner must read a code of the deck for that reading to join
+the corner's readings (:meth:`CornerFusion.corner_probs`). WHY sure: a photo's corner holds
+whatever is there (the card's middle, the room), and the corner network calls an index in
+most such patches, at a low probability for any one code; a reading of one code at 0.95 is an
+index (tuning renders, RULE 46)."""
 OTHER_WAY_SHOWN = 0.5
 """A card cut by the photo's edge is read as lying the other way too (:func:`card_completions`'
 second card) only where neither corner of the upright card shows an index this surely
@@ -234,6 +251,38 @@ def inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
         return 0.0
     inter, _ = cv2.intersectConvexConvex(poly, frame)
     return float(inter / area)
+
+
+def photo_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
+    """Share of the photo (``shape``: height, width) that ``quad``'s part inside it covers."""
+    h, w = shape
+    poly = np.asarray(quad, np.float32).reshape(-1, 1, 2)
+    area = abs(cv2.contourArea(poly))
+    return inside_share(quad, shape) * area / float(h * w)
+
+
+def anchored_cards(shape: tuple[int, int], widths: Sequence[float] = ANCHOR_WIDTHS,
+                   ratio: float = CARD_RATIO) -> tuple[list[np.ndarray], list[int]]:
+    """Cards anchored at the photo's corners, for a card that fills the photo: for each of
+    ``widths`` (shares of the photo's width), an upright card whose top-left corner is the
+    photo's (read at its top-left index corner, side 0) and one whose bottom-right corner is
+    the photo's (read at its bottom-right one, side 1). Returns the cards (portrait order) and
+    the side each is read at, as :meth:`CornerFusion._read_cards` takes them.
+
+    WHY: a card held so close that it fills the photo has its corners at or beyond the photo's,
+    and its index (drawn at a fixed share of the card from its corner) lies near the photo's
+    corner; the located quad of such a photo is a box of most of it, whose corners are the
+    photo's or the box's, not the card's (RULE 46, models/README.md)."""
+    h, w = shape
+    cards, sides = [], []
+    for share in widths:
+        cw = share * w
+        ch = ratio * cw
+        cards.append(np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]]))
+        sides.append(0)
+        cards.append(np.float32([[w - cw, h - ch], [w, h - ch], [w, h], [w - cw, h]]))
+        sides.append(1)
+    return cards, sides
 
 
 def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
@@ -414,7 +463,7 @@ class CornerFusion:
 
     def corner_probs(self, image: np.ndarray, visible_quad: np.ndarray,
                      balance: bool | None = None, jitters: Sequence[Jitter] = (),
-                     zoom: float = 1.0) -> np.ndarray:
+                     zoom: float = 1.0, anchored: bool = False) -> np.ndarray:
         """The strip network's probabilities (2, strip classes) for the two index corners of
         the card whose visible part is ``visible_quad`` (a NaN row: a corner not in the
         photo); ``balance`` overrides the instance's setting. With ``jitters`` each corner is
@@ -429,12 +478,31 @@ class CornerFusion:
         (:func:`card_completions`). Each corner keeps its most legible reading
         (:func:`most_legible`). With ``zoom`` (:data:`CORNER_ZOOM`) each
         corner is also read from the completed card grown ``zoom`` times about that corner
-        (its patch as much larger, anchored where it was)."""
-        if _cut_across(visible_quad, image.shape[:2]):
-            return np.full((2, len(self.strip.classes)), np.nan)
+        (its patch as much larger, anchored where it was). With ``anchored``, a card that
+        fills the photo (:data:`FILLS_PHOTO`) is also read at the cards anchored at the
+        photo's corners (:func:`anchored_cards`), each reading kept where it reads a code of
+        the deck at :data:`ANCHOR_SURE` or more."""
         gain = None
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
+        best = self._card_corners(image, visible_quad, gain, jitters, zoom)
+        shape = image.shape[:2]
+        if anchored and photo_share(visible_quad, shape) >= FILLS_PHOTO:
+            cards, sides = anchored_cards(shape)
+            more = self._read_cards(image, cards, sides, gain, ())
+            codes = [list(self.strip.classes).index(c) for c in self.codes]
+            sure = np.nan_to_num(more[..., codes]).max(axis=-1) >= ANCHOR_SURE
+            more[~sure] = np.nan
+            best = most_legible(np.concatenate([best[None], more]), self.strip.classes)
+        return best
+
+    def _card_corners(self, image: np.ndarray, visible_quad: np.ndarray,
+                      gain: np.ndarray | None, jitters: Sequence[Jitter], zoom: float
+                      ) -> np.ndarray:
+        """:meth:`corner_probs` of the card itself (its completions, grown and zoomed cards),
+        white-balanced by ``gain``: NaN rows for a card cut across (:func:`_cut_across`)."""
+        if _cut_across(visible_quad, image.shape[:2]):
+            return np.full((2, len(self.strip.classes)), np.nan)
         shape = image.shape[:2]
         upright, *other_way = card_completions(visible_quad, shape)
         cards = [upright]
@@ -469,17 +537,18 @@ class CornerFusion:
     def experts(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
                 card_classes: Sequence[str], adapter: object | None = None,
                 balance: bool | None = None, jitters: Sequence[Jitter] = (),
-                zoom: float = 1.0) -> dict[str, np.ndarray]:
+                zoom: float = 1.0, anchored: bool = False) -> dict[str, np.ndarray]:
         """The experts :meth:`read` fuses, over ``codes``: ``card`` (the whole-card
         probabilities ``card_probs``, over ``card_classes``, renormalised) and ``corners`` (the
         two index corners' readings, top-left and bottom-right; a NaN row is a corner not
         read) and ``shown`` (how surely each corner shows an index, :func:`fuse`).
         ``adapter`` (an enrolled :class:`vision.enrol.DeckProfile`) adapts the corner readings
         to the user's deck as it adapted ``card_probs``; ``balance`` overrides the instance's
-        white balance setting; ``jitters`` and ``zoom``: see :meth:`corner_probs`."""
+        white balance setting; ``jitters``, ``zoom`` and ``anchored``: see
+        :meth:`corner_probs`."""
         classes = list(card_classes)
         card = np.array([card_probs[classes.index(c)] for c in self.codes], np.float64)
-        probs = self.corner_probs(image, visible_quad, balance, jitters, zoom)
+        probs = self.corner_probs(image, visible_quad, balance, jitters, zoom, anchored)
         if adapter is not None:
             probs = adapter.adapt_corners(  # type: ignore[attr-defined]
                 probs, self.strip.classes, self.strip.digest)

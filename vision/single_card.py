@@ -925,7 +925,7 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         # (the field alone) would win on colour
         card = _read_jittered(image, views[k], card_probs[k], read, jitters)
         experts = corners.experts(image, seen[k], card, classes, adapter,  # type: ignore
-                                  jitters=jitters, zoom=CORNER_ZOOM)
+                                  jitters=jitters, zoom=CORNER_ZOOM, anchored=True)
         experts["colour"] = corners.colour_expert(image, seen[k])  # type: ignore
         codes = tuple(corners.codes)  # type: ignore[attr-defined]
         probs = fuse(experts["card"], experts["corners"], shown=experts["shown"])
