@@ -12,10 +12,13 @@ import pytest
 from vision.card_colour import border_gain
 from vision.classifier import DEFAULT_MODEL, CardClassifier
 from vision.corner_index import (
+    ANCHOR_WIDTHS,
     CARD_RATIO,
     CORNER_ZOOM,
+    FILLS_PHOTO,
     CornerFusion,
     _cut_across,
+    anchored_cards,
     card_completions,
     complete_quad,
     cut_edges,
@@ -25,6 +28,7 @@ from vision.corner_index import (
     index_shown,
     inside_share,
     most_legible,
+    photo_share,
     read_corners,
     shows_index,
 )
@@ -761,3 +765,82 @@ def test_single_card_refuses_what_it_cannot_do(argv: list[str], message: str):
 
     with pytest.raises(SingleCardError, match=message):
         main([*argv, "--count", "1", "--deck", "uno"])
+
+
+@pytest.mark.parametrize(("quad", "share"), [
+    (_box(0, 0, 640, 480), 1.0),            # the whole photo
+    (_box(0, 0, 320, 240), 0.25),
+    (_box(-640, 0, 640, 480), 1.0),         # twice the photo, half of it out: the photo
+    (_box(320, 0, 960, 480), 0.5),          # half of it out, over half the photo
+    (_box(-300, -300, -100, -100), 0.0),    # wholly out
+])
+def test_photo_share(quad, share):
+    assert photo_share(quad, SHAPE) == pytest.approx(share, abs=1e-3)
+
+
+@pytest.mark.parametrize("shape", [(480, 640), (640, 640), (640, 480)])
+def test_anchored_cards(shape):
+    h, w = shape
+    cards, sides = anchored_cards(shape)
+    assert len(cards) == len(sides) == 2 * len(ANCHOR_WIDTHS) and sides == [0, 1] * len(
+        ANCHOR_WIDTHS)
+    for card, side, width in zip(cards, sides, np.repeat(ANCHOR_WIDTHS, 2), strict=True):
+        assert np.allclose(order_portrait(card), card)  # portrait order, as read
+        cw, ch = card[1, 0] - card[0, 0], card[3, 1] - card[0, 1]
+        assert cw == pytest.approx(width * w) and ch == pytest.approx(CARD_RATIO * cw)
+        # the corner read is the photo's: top-left for side 0, bottom-right for side 1
+        assert np.allclose(card[0], (0, 0)) if side == 0 else np.allclose(card[2], (w, h))
+
+
+def _filling(code: str, width: float, turn: bool = False) -> np.ndarray:
+    """A 640 x 640 photo that a card ``width`` times as wide fills from its top-left corner
+    (``turn``: the card turned upside down, filling it from its bottom-right)."""
+    cw = int(width * 640)
+    face = canonical_face(code, (cw, int(round(cw * CARD_RATIO))))
+    if turn:
+        face = cv2.rotate(face, cv2.ROTATE_180)
+        return np.ascontiguousarray(face[-640:, -640:])
+    return np.ascontiguousarray(face[:640, :640])
+
+
+@pytest.mark.parametrize(("code", "width", "turn"), [
+    ("7G", 1.0, False), ("3B", 1.2, False), ("8Y", 1.1, True), ("SR", 1.0, True),
+])
+def test_a_card_filling_the_photo_is_read_at_the_photos_corner(fusion: CornerFusion, code,
+                                                              width, turn):
+    """A card that fills the photo, located as the whole photo (cut across: its own corners
+    read nothing), is read at its index by the cards anchored at the photo's corners."""
+    img = _filling(code, width, turn)
+    whole = _box(0, 0, 640, 640)
+    k = fusion.strip.classes.index(code)
+    assert np.isnan(fusion.corner_probs(img, whole)).all()
+    read = fusion.corner_probs(img, whole, anchored=True)
+    assert np.nanmax(read[:, k]) >= 0.95
+    assert not np.isnan(read[int(turn)]).any()  # the corner that holds the index
+
+
+@pytest.mark.parametrize("quad", [
+    _box(0, 0, 640, 640),                   # fills the photo: anchored cards are read ...
+    _box(100, 100, 400, 560),               # ... and a card that does not fill it
+])
+def test_no_anchored_reading_without_a_sure_index(fusion: CornerFusion, quad):
+    """A photo's corners that hold no index (a plain wall, a card's middle) add nothing: an
+    anchored reading joins only where it reads a code surely (ANCHOR_SURE)."""
+    img = np.full((640, 640, 3), 120, np.uint8)
+    cv2.rectangle(img, (100, 100), (400, 560), (240, 240, 240), -1)
+    plain = fusion.corner_probs(img, quad)
+    anchored = fusion.corner_probs(img, quad, anchored=True)
+    assert np.array_equal(np.isnan(plain), np.isnan(anchored))
+    assert np.allclose(np.nan_to_num(plain), np.nan_to_num(anchored))
+
+
+def test_a_card_that_does_not_fill_the_photo_is_not_read_at_its_corners(fusion: CornerFusion):
+    """Under FILLS_PHOTO the photo's corners are not the card's: a card's index drawn at the
+    photo's top-left beside a located card covering less than FILLS_PHOTO is not read."""
+    img = np.full((640, 640, 3), 120, np.uint8)
+    img[:, :] = _filling("7G", 1.0)[:, :]
+    cv2.rectangle(img, (200, 200), (620, 620), (90, 90, 90), -1)
+    quad = _box(200, 200, 620, 620)
+    assert photo_share(quad, (640, 640)) < FILLS_PHOTO
+    assert np.array_equal(fusion.corner_probs(img, quad, anchored=True),
+                          fusion.corner_probs(img, quad), equal_nan=True)
