@@ -482,12 +482,18 @@ class CornerFusion:
         fills the photo (:data:`FILLS_PHOTO`) is also read at the cards anchored at the
         photo's corners (:func:`anchored_cards`), each reading kept where it reads a code of
         the deck at :data:`ANCHOR_SURE` or more."""
+        shape = image.shape[:2]
+        across = _cut_across(visible_quad, shape)
+        fills = anchored and photo_share(visible_quad, shape) >= FILLS_PHOTO
+        best = np.full((2, len(self.strip.classes)), np.nan)
+        if across and not fills:
+            return best
         gain = None
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
-        best = self._card_corners(image, visible_quad, gain, jitters, zoom)
-        shape = image.shape[:2]
-        if anchored and photo_share(visible_quad, shape) >= FILLS_PHOTO:
+        if not across:
+            best = self._card_corners(image, visible_quad, gain, jitters, zoom)
+        if fills:
             cards, sides = anchored_cards(shape)
             more = self._read_cards(image, cards, sides, gain, ())
             codes = [list(self.strip.classes).index(c) for c in self.codes]
@@ -500,9 +506,7 @@ class CornerFusion:
                       gain: np.ndarray | None, jitters: Sequence[Jitter], zoom: float
                       ) -> np.ndarray:
         """:meth:`corner_probs` of the card itself (its completions, grown and zoomed cards),
-        white-balanced by ``gain``: NaN rows for a card cut across (:func:`_cut_across`)."""
-        if _cut_across(visible_quad, image.shape[:2]):
-            return np.full((2, len(self.strip.classes)), np.nan)
+        white-balanced by ``gain``, for a card not cut across (:func:`_cut_across`)."""
         shape = image.shape[:2]
         upright, *other_way = card_completions(visible_quad, shape)
         cards = [upright]
