@@ -44,11 +44,17 @@ from vision.single_card import (
     order_portrait,
     read_single_card,
     rectify,
+    synthetic_maker,
     synthetic_photos,
 )
 from vision.strip_classifier import StripClassifierError
 from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES, canonical_face
-from vision.synth.photos import held_card_photo, single_card_photo, webcam_card_photo
+from vision.synth.photos import (
+    HANDHELD_HEIGHTS,
+    held_card_photo,
+    single_card_photo,
+    webcam_card_photo,
+)
 
 SHAPE = (480, 640)
 
@@ -247,6 +253,20 @@ def test_a_card_on_its_side_cut_at_the_bottom_is_read_at_its_index(fusion: Corne
     assert not (np.nan_to_num(at_upright[:, k]) >= 0.5).any()
     read = fusion.corner_probs(photo, seen)
     assert np.nanmax(read[:, k]) >= 0.9
+
+
+@pytest.mark.parametrize(("kind", "heights"), [
+    ("webcam", (0.22, 1.25)),
+    ("near", (1.3, 2.2)),
+    ("handheld", HANDHELD_HEIGHTS),
+])
+def test_the_webcam_kinds_draw_cards_of_their_sizes(kind, heights):
+    """Each webcam kind's card has its long side in its range of frame heights (give or take
+    the turn in depth); handheld is sized as the real hand-held webcam photos' cards."""
+    for i in range(12):
+        img, quad = synthetic_maker(kind)("7Y", np.random.default_rng([7, i]))
+        long_side = max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
+        assert heights[0] * 0.8 < long_side / img.shape[0] < heights[1] * 1.1, (i, long_side)
 
 
 def test_a_card_held_close_to_a_webcam_runs_off_the_bottom():

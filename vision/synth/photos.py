@@ -107,8 +107,18 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
     return np.clip(photo, 0, 255).astype(np.uint8), quad
 
 
+HANDHELD_HEIGHTS = (0.5, 1.55)
+"""The card's long side, in frame heights, of ``synthetic:handheld`` (log-uniform): the real
+hand-held webcam photos' cards. WHY: the located card's short side in every fourth of those
+photos (109 of 432, no labels read; models/README.md, fifty-second session) is 212 to 636 px
+at the 5th to 95th percentiles of a 640-px frame, a long side of about 0.5 to 1.55 frames;
+the ``webcam`` kind draws 0.22 to 1.25 (its median card is less than half the real one's) and
+``near`` 1.3 to 2.2."""
+
+
 def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
-                      face: np.ndarray | None = None, near: bool = False
+                      face: np.ndarray | None = None, near: bool = False,
+                      heights: tuple[float, float] | None = None
                       ) -> tuple[np.ndarray, np.ndarray]:
     """A frame of a cheap webcam at a person who holds one card up in a lit room: (BGR photo,
     the card's full quad, which may reach beyond the frame).
@@ -124,7 +134,9 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
 
     ``near``: the card held so close that it runs off the frame's lower edge (its long side
     1.3 to 2.2 frame heights), its top edge in view: only its upper end, with one index
-    corner, is seen. WHY: people hold a card right up to a webcam to show it."""
+    corner, is seen. WHY: people hold a card right up to a webcam to show it. ``heights``: the
+    range of the card's long side in frame heights (log-uniform) in place of the kind's own
+    (``near`` or not), e.g. :data:`HANDHELD_HEIGHTS`."""
     w, h = size
     face = _face(code, rng, face)
     fh, fw = face.shape[:2]
@@ -134,7 +146,7 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     skin = rng.uniform(70, 245) * np.array([rng.uniform(0.5, 0.75), rng.uniform(0.68, 0.86), 1.0])
     _person(photo, rng, skin, w, h)
     # the card: small in the frame to larger than it, anywhere, tilted and turned in depth
-    lo, hi = (1.3, 2.2) if near else (0.22, 1.25)
+    lo, hi = heights or ((1.3, 2.2) if near else (0.22, 1.25))
     scale = float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) * h / fh
     cx = w / 2 + rng.uniform(-0.4, 0.4) * w * (0.5 if near else 1.0)
     cy = h / 2 + rng.uniform(-0.35, 0.4) * h
@@ -448,7 +460,8 @@ def single_card_kinds() -> dict[str, Callable[..., tuple[np.ndarray, np.ndarray]
     face=None) to (BGR photo, the card's quad)."""
     return {"table": single_card_photo, "held": held_card_photo, "tinted": tinted_held_photo,
             "closeup": closeup_card_photo, "webcam": webcam_card_photo,
-            "near": partial(webcam_card_photo, near=True)}
+            "near": partial(webcam_card_photo, near=True),
+            "handheld": partial(webcam_card_photo, heights=HANDHELD_HEIGHTS)}
 
 
 def _face(code: str, rng: np.random.Generator, face: np.ndarray | None) -> np.ndarray:
