@@ -241,24 +241,27 @@ def grown_completion(quad: np.ndarray, shape: tuple[int, int], grow: float,
     return (anchor + grow * (done - anchor)).astype(np.float32)
 
 
-def inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
-    """Share of ``quad``'s area that lies inside the photo."""
+def _area_inside(quad: np.ndarray, shape: tuple[int, int]) -> tuple[float, float]:
+    """(the convex ``quad``'s area, the area of its part inside the photo of ``shape``)."""
     h, w = shape
     poly = np.asarray(quad, np.float32).reshape(-1, 1, 2)
-    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]]).reshape(-1, 1, 2)
     area = abs(cv2.contourArea(poly))
     if area <= 0:
-        return 0.0
+        return 0.0, 0.0
+    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]]).reshape(-1, 1, 2)
     inter, _ = cv2.intersectConvexConvex(poly, frame)
-    return float(inter / area)
+    return float(area), float(inter)
+
+
+def inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
+    """Share of ``quad``'s area that lies inside the photo."""
+    area, inter = _area_inside(quad, shape)
+    return inter / area if area > 0 else 0.0
 
 
 def photo_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
     """Share of the photo (``shape``: height, width) that ``quad``'s part inside it covers."""
-    h, w = shape
-    poly = np.asarray(quad, np.float32).reshape(-1, 1, 2)
-    area = abs(cv2.contourArea(poly))
-    return inside_share(quad, shape) * area / float(h * w)
+    return _area_inside(quad, shape)[1] / float(shape[0] * shape[1])
 
 
 def anchored_cards(shape: tuple[int, int], widths: Sequence[float] = ANCHOR_WIDTHS,

@@ -109,8 +109,9 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
 
 HANDHELD_HEIGHTS = (0.5, 1.55)
 """The card's long side, in frame heights, of ``synthetic:handheld`` (log-uniform): the real
-hand-held webcam photos' cards. WHY: the located card's short side in every fourth of those
-photos (109 of 432, no labels read; models/README.md, fifty-second session) is 212 to 636 px
+hand-held webcam photos' cards. WHY: the located card's short side in a quarter of those
+photos (the 109 of 432 on every fourth row of labels.csv, no card code read; models/README.md,
+fifty-second session) is 212 to 636 px
 at the 5th to 95th percentiles of a 640-px frame, a long side of about 0.5 to 1.55 frames;
 the ``webcam`` kind draws 0.22 to 1.25 (its median card is less than half the real one's) and
 ``near`` 1.3 to 2.2."""
