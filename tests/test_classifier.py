@@ -28,7 +28,7 @@ from vision.synth.faces import (
     UNO_FACE_CODES,
     canonical_face,
 )
-from vision.train.classifier import render_stream, training_typefaces
+from vision.train.classifier import cuts_any_side, render_stream, training_typefaces
 from vision.train.data import SPLIT_SEED, build_dataset
 
 
@@ -233,6 +233,24 @@ def test_a_typeface_family_is_drawn_only_by_the_trainings_after_it(
         seed: int, typefaces: tuple[str, ...]) -> None:
     # seed 4 was trained before Lato was shipped: its crops must stay the ones it saw
     assert training_typefaces(seed) == typefaces
+
+
+@pytest.mark.parametrize(("seed", "any_side"), [(0, False), (4, False), (6, False), (7, True),
+                                              (8, True), (11, True)])
+def test_close_ups_cut_at_any_side_only_in_the_trainings_after_them(seed: int,
+                                                                   any_side: bool) -> None:
+    # seeds 0-6 were trained before cut_view: their crops must stay the ones they saw
+    assert cuts_any_side(seed) is any_side
+
+
+def test_a_training_that_cuts_at_any_side_renders_those_crops(tmp_path: Path) -> None:
+    assert build_dataset(tmp_path, {"train": 3}, 96, codes=("4B",), workers=1, recent=True,
+                         stream=(7,), any_cut=True) == 3
+    for i in range(3):
+        seed = [SPLIT_SEED["train"], 0, i, 7]
+        assert np.array_equal(cv2.imread(str(tmp_path / "train" / "4B" / f"{i:05d}.png")),
+                              training_crop("4B", np.random.default_rng(seed), 96, recent=True,
+                                            any_cut=True))
 
 
 def test_a_render_stream_draws_other_crops_and_the_empty_one_the_first(tmp_path: Path) -> None:

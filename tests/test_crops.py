@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.synth.crops import PLAIN_SHARE, training_crop
+from vision.synth.crops import PLAIN_SHARE, cut_view, training_crop
 from vision.synth.faces import OTHER_TYPEFACES
 
 
@@ -58,3 +59,30 @@ def test_other_typefaces_change_only_wide_uno_printings(code: str, changes: bool
                                typefaces=t) for t in ((), OTHER_TYPEFACES)]
         assert np.array_equal(*plain)
     assert (changed > 0) is changes
+
+
+CARD = np.float32([[10, 20], [110, 20], [110, 175], [10, 175]])  # 100 x 155, clockwise
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_cut_view_is_a_part_of_the_card_taller_than_wide(seed: int) -> None:
+    part = cut_view(CARD, np.random.default_rng(seed))
+    # inside the card but for its cut edges' slant (4% of the card)
+    assert part.shape == (4, 2)
+    assert (part[:, 0] >= 10 - 4.01).all() and (part[:, 0] <= 110 + 4.01).all()
+    assert (part[:, 1] >= 20 - 6.21).all() and (part[:, 1] <= 175 + 6.21).all()
+    width = (np.linalg.norm(part[1] - part[0]) + np.linalg.norm(part[2] - part[3])) / 2
+    height = (np.linalg.norm(part[3] - part[0]) + np.linalg.norm(part[2] - part[1])) / 2
+    assert height >= 0.9 * width
+    assert cv2.contourArea(part) <= 0.95 * cv2.contourArea(CARD)  # something is cut away
+
+
+@pytest.mark.parametrize(("code", "size"), [("7B", 96), ("RY", 96), ("+2G", 64), ("5H", 96)])
+def test_cuts_at_any_side_change_only_some_close_ups(code: str, size: int) -> None:
+    # any_cut redraws half the close-ups (a fifth of crops): most crops stay the same pictures
+    same = sum(np.array_equal(training_crop(code, np.random.default_rng([seed, 7]), size,
+                                            recent=True),
+                              training_crop(code, np.random.default_rng([seed, 7]), size,
+                                            recent=True, any_cut=True))
+               for seed in range(40))
+    assert 24 <= same < 40

@@ -20,6 +20,11 @@ from vision.classifier import preprocess_crop
 from vision.synth.faces import card_mask, render_face
 
 PLAIN_SHARE = 0.3  # of training crops whose UNO face keeps the plain style (no wide details)
+CUT_SIDES = (("left",), ("right",), ("top", "left"), ("top", "right"), ("bottom", "left"),
+             ("bottom", "right"), ("top", "bottom"), ("top", "bottom", "left"),
+             ("top", "bottom", "right"), ("top", "left", "right"))
+"""The sides a card held close runs off the photo at, for :func:`cut_view` (an end alone, the
+bottom or the top cut away, is the first branch of :func:`training_crop`'s close-ups)."""
 
 
 def _background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
@@ -111,15 +116,46 @@ def _camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+def cut_view(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The quad of the part of a card (``corners``: its quad in the scene, clockwise from the
+    top-left) left in view where it runs off a photo at one to three of its sides
+    (:data:`CUT_SIDES`), each cut at 10-45% of the card and a little askew; the part is kept
+    taller than wide (else drawn again), as the single-card reader turns it upright.
+
+    WHY: a card held close to a webcam runs off the photo at its sides and corners, not only at
+    its bottom, and the reader reads the part in view stretched to a card's shape (its located
+    quad, :func:`vision.single_card.rectify`). On rendered cards held close, the whole-card
+    reading of such parts lost about one in five where the card read at its true quad
+    lost one in fifty (``synthetic:handheld``, models/README.md)."""
+    tl, tr, _, bl = corners.astype(np.float64)
+    across, down = tr - tl, bl - tl
+    for _ in range(20):
+        sides = CUT_SIDES[int(rng.integers(len(CUT_SIDES)))]
+        x0 = rng.uniform(0.1, 0.45) if "left" in sides else 0.0
+        x1 = rng.uniform(0.55, 0.9) if "right" in sides else 1.0
+        y0 = rng.uniform(0.1, 0.45) if "top" in sides else 0.0
+        y1 = rng.uniform(0.55, 0.9) if "bottom" in sides else 1.0
+        if (y1 - y0) * np.linalg.norm(down) >= (x1 - x0) * np.linalg.norm(across):
+            break
+    # each cut edge a little askew: its two corners moved apart along the card
+    xs = np.array([x0, x1, x1, x0]) + np.array([x0 > 0, x1 < 1, x1 < 1, x0 > 0]) * \
+        rng.uniform(-0.04, 0.04, 4)
+    ys = np.array([y0, y0, y1, y1]) + np.array([y0 > 0, y0 > 0, y1 < 1, y1 < 1]) * \
+        rng.uniform(-0.04, 0.04, 4)
+    return (tl + xs[:, None] * across + ys[:, None] * down).astype(np.float32)
+
+
 def training_crop(code: str, rng: np.random.Generator, size: int,
                   wide: bool | None = None, recent: bool = False,
-                  typefaces: tuple[str, ...] = ()) -> np.ndarray:
+                  typefaces: tuple[str, ...] = (), any_cut: bool = False) -> np.ndarray:
     """One augmented, rectified and preprocessed crop of ``code`` (BGR, ``size``×``size``).
 
     ``wide`` None draws the print style (plain in ``PLAIN_SHARE`` of crops); True or False
     forces it, for comparing models on plain and wide renders of otherwise the same draws.
     ``recent``: wide printings also draw recent printings' details (the later trainings'
-    crops; :func:`vision.synth.faces.widen_uno_style`), ``typefaces`` also these font files.
+    crops; :func:`vision.synth.faces.widen_uno_style`), ``typefaces`` also these font files;
+    ``any_cut``: half the close-ups cut the card at its sides and corners (:func:`cut_view`),
+    not only at its bottom.
     """
     plain = rng.random() < PLAIN_SHARE
     if wide is None:
@@ -142,7 +178,9 @@ def training_crop(code: str, rng: np.random.Generator, size: int,
     corners = np.float32([[m, m], [m + fw, m], [m + fw, m + fh], [m, m + fh]])
     corners += rng.normal(0, rng.uniform(0.005, 0.03) * fw, corners.shape).astype(np.float32)
     u = rng.random()
-    if u < 0.2:
+    if u < 0.2 and any_cut and rng.random() < 0.5:
+        corners = cut_view(corners, rng)
+    elif u < 0.2:
         # a close-up that cuts the card off at the frame: only one end of it is in the crop
         keep = rng.uniform(0.5, 0.9)
         top, bottom = corners[[0, 1]], corners[[3, 2]]

@@ -143,6 +143,17 @@ def training_typefaces(seed: int) -> tuple[str, ...]:
     return OTHER_TYPEFACES + (LATER_TYPEFACES if seed >= LATER_TYPEFACES_FROM else ())
 
 
+ANY_CUT_FROM = 7
+"""The first seed whose close-ups also cut the card at its sides and corners
+(:func:`vision.synth.crops.cut_view`; fifty-third session)."""
+
+
+def cuts_any_side(seed: int) -> bool:
+    """Whether the training of ``seed`` cuts its close-ups at any side of the card, not only
+    at its bottom. WHY by seed: as :func:`training_typefaces`."""
+    return seed >= ANY_CUT_FROM
+
+
 def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str, int], epochs: int,
                      batch: int = 128, workers: int = 2, log=print, seed: int = 0) -> dict:
     """The whole recipe: render data, train, export ONNX + JSON, calibrate. Returns the metadata.
@@ -162,7 +173,8 @@ def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str,
     t0 = time.time()
     data = runs / "classifier_data"
     n = build_dataset(data, per_class, imgsz, workers=workers, recent=seed > 0,
-                      typefaces=training_typefaces(seed), stream=render_stream(seed))
+                      typefaces=training_typefaces(seed), stream=render_stream(seed),
+                      any_cut=cuts_any_side(seed))
     log(f"rendered {n} crops in {time.time() - t0:.0f} s")
     t1 = time.time()
     best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)
