@@ -23,8 +23,9 @@ PLAIN_SHARE = 0.3  # of training crops whose UNO face keeps the plain style (no 
 CUT_SIDES = (("left",), ("right",), ("top", "left"), ("top", "right"), ("bottom", "left"),
              ("bottom", "right"), ("top", "bottom"), ("top", "bottom", "left"),
              ("top", "bottom", "right"), ("top", "left", "right"))
-"""The sides a card held close runs off the photo at, for :func:`cut_view` (an end alone, the
-bottom or the top cut away, is the first branch of :func:`training_crop`'s close-ups)."""
+"""The sides a card held close runs off the photo at, for :func:`cut_view` (the top end alone,
+the bottom cut away, is the other kind of :func:`training_crop`'s close-ups; turned, the
+bottom end)."""
 
 
 def _background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
@@ -125,8 +126,9 @@ def cut_view(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     WHY: a card held close to a webcam runs off the photo at its sides and corners, not only at
     its bottom, and the reader reads the part in view stretched to a card's shape (its located
     quad, :func:`vision.single_card.rectify`). On rendered cards held close, the whole-card
-    reading of such parts lost about one in five where the card read at its true quad
-    lost one in fifty (``synthetic:handheld``, models/README.md)."""
+    reading of such parts (cut on two or three sides) lost about one in five, where the same
+    cards read at their true quads lost one in thirty (``synthetic:handheld``,
+    models/README.md)."""
     tl, tr, _, bl = corners.astype(np.float64)
     across, down = tr - tl, bl - tl
     for _ in range(20):
@@ -137,7 +139,7 @@ def cut_view(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         y1 = rng.uniform(0.55, 0.9) if "bottom" in sides else 1.0
         if (y1 - y0) * np.linalg.norm(down) >= (x1 - x0) * np.linalg.norm(across):
             break
-    # each cut edge a little askew: its two corners moved apart along the card
+    # each cut edge a little askew: its two ends moved independently, square to it
     xs = np.array([x0, x1, x1, x0]) + np.array([x0 > 0, x1 < 1, x1 < 1, x0 > 0]) * \
         rng.uniform(-0.04, 0.04, 4)
     ys = np.array([y0, y0, y1, y1]) + np.array([y0 > 0, y0 > 0, y1 < 1, y1 < 1]) * \
