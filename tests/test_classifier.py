@@ -28,8 +28,7 @@ from vision.synth.faces import (
     UNO_FACE_CODES,
     canonical_face,
 )
-from vision.train.classifier import cuts_any_side, render_stream, training_typefaces
-from vision.train.data import SPLIT_SEED, build_dataset
+from vision.train.data import SPLIT_SEED, CardRecipe, build_dataset
 
 
 @pytest.fixture(scope="module")
@@ -220,32 +219,34 @@ def test_a_later_seed_trains_a_later_training(tmp_path: Path) -> None:
     assert changed
 
 
-@pytest.mark.parametrize(("seed", "stream"), [(0, ()), (1, ()), (2, ()), (3, (3,)), (11, (11,))])
-def test_trainings_after_the_first_three_render_crops_of_their_own(
-        seed: int, stream: tuple[int, ...]) -> None:
-    assert render_stream(seed) == stream
+OTHERS, ALL_FOUR = OTHER_TYPEFACES, OTHER_TYPEFACES + LATER_TYPEFACES
 
 
-@pytest.mark.parametrize(("seed", "typefaces"), [
-    (0, ()), (1, ()), (2, ()), (3, OTHER_TYPEFACES), (4, OTHER_TYPEFACES),
-    (5, OTHER_TYPEFACES + LATER_TYPEFACES), (11, OTHER_TYPEFACES + LATER_TYPEFACES)])
-def test_a_typeface_family_is_drawn_only_by_the_trainings_after_it(
-        seed: int, typefaces: tuple[str, ...]) -> None:
-    # seed 4 was trained before Lato was shipped: its crops must stay the ones it saw
-    assert training_typefaces(seed) == typefaces
-
-
-@pytest.mark.parametrize(("seed", "any_side"), [(0, False), (4, False), (6, False), (7, True),
-                                              (8, True), (11, True)])
-def test_close_ups_cut_at_any_side_only_in_the_trainings_after_them(seed: int,
-                                                                   any_side: bool) -> None:
-    # seeds 0-6 were trained before cut_view: their crops must stay the ones they saw
-    assert cuts_any_side(seed) is any_side
+@pytest.mark.parametrize(("seed", "recipe"), [
+    (0, CardRecipe()),
+    # seeds 1 and 2 saw seed 0's very crops, with recent printings' details
+    (1, CardRecipe(recent=True)),
+    (2, CardRecipe(recent=True)),
+    # later trainings render crops of their own, in other typefaces
+    (3, CardRecipe(recent=True, typefaces=OTHERS, stream=(3,))),
+    # seed 4 was trained before Lato was shipped, seeds 4-6 before cut_view: their crops must
+    # stay the ones they saw
+    (4, CardRecipe(recent=True, typefaces=OTHERS, stream=(4,))),
+    (5, CardRecipe(recent=True, typefaces=ALL_FOUR, stream=(5,))),
+    (6, CardRecipe(recent=True, typefaces=ALL_FOUR, stream=(6,))),
+    (7, CardRecipe(recent=True, typefaces=ALL_FOUR, stream=(7,), any_cut=True)),
+    (8, CardRecipe(recent=True, typefaces=ALL_FOUR, stream=(8,), any_cut=True)),
+    (11, CardRecipe(recent=True, typefaces=ALL_FOUR, stream=(11,), any_cut=True)),
+])
+def test_a_trainings_recipe_is_decided_by_its_seed_and_added_details_only_after_it(
+        seed: int, recipe: CardRecipe) -> None:
+    assert CardRecipe.for_seed(seed) == recipe
 
 
 def test_a_training_that_cuts_at_any_side_renders_those_crops(tmp_path: Path) -> None:
-    assert build_dataset(tmp_path, {"train": 3}, 96, codes=("4B",), workers=1, recent=True,
-                         stream=(7,), any_cut=True) == 3
+    recipe = CardRecipe(recent=True, stream=(7,), any_cut=True)
+    assert build_dataset(tmp_path, {"train": 3}, 96, codes=("4B",), workers=1,
+                         recipe=recipe) == 3
     for i in range(3):
         seed = [SPLIT_SEED["train"], 0, i, 7]
         assert np.array_equal(cv2.imread(str(tmp_path / "train" / "4B" / f"{i:05d}.png")),
@@ -259,7 +260,7 @@ def test_a_render_stream_draws_other_crops_and_the_empty_one_the_first(tmp_path:
     codes = ("RR", "6Y")
     for stream in ((), (3,)):
         assert build_dataset(tmp_path / str(stream), {"train": 2}, 96, codes=codes, workers=1,
-                             recent=True, stream=stream) == 4
+                             recipe=CardRecipe(recent=True, stream=stream)) == 4
     for index, code in enumerate(codes):  # a crop's seed: split, the code's place in codes, i
         for i in range(2):
             seed = [SPLIT_SEED["train"], index, i]

@@ -38,8 +38,8 @@ LATER_SEEDS = (4, 7, 8)
 LATER_TRAININGS = tuple(training_path(seed) for seed in LATER_SEEDS)
 """Further trainings of the whole-card recipe (``cardtable train --part card --seed N``, whose
 renders also draw recent printings' details, and these three, on crops of their own, other
-typefaces: :func:`vision.train.classifier.training_typefaces`; seeds 7 and 8 also cut their
-close-ups at any side of the card, :func:`vision.train.classifier.cuts_any_side`): the photo
+typefaces; seeds 7 and 8 also cut their close-ups at any side of the card:
+:meth:`vision.train.data.CardRecipe.for_seed`): the photo
 of one card is read by the shipped model and every one of these that is shipped
 (:func:`with_later_trainings`)."""
 WHITE_TARGET = 235.0

@@ -39,7 +39,7 @@ OTHER_TYPEFACES = ("Roboto-Black.ttf", "SourceSansPro-Black.ttf", "FredokaOne-Re
 rounder bowls)."""
 LATER_TYPEFACES = ("Lato-Black.ttf",)
 """A fourth family, drawn beside :data:`OTHER_TYPEFACES` by trainings after seed 4
-(:func:`vision.train.classifier.training_typefaces`): wide, round numerals with open bowls."""
+(:meth:`vision.train.data.CardRecipe.for_seed`): wide, round numerals with open bowls."""
 FONTS = FONT_FILES + UNSEEN_FONTS + OTHER_TYPEFACES + LATER_TYPEFACES
 """Every font file, in the order ``UnoStyle.font`` indexes."""
 DEFAULT_SIZE = (240, 360)

@@ -111,70 +111,21 @@ def calibrate(model_path: Path, calib_dir: Path) -> dict:
     return meta
 
 
-FIRST_STREAM_SEEDS = (0, 1, 2)
-
-
-def render_stream(seed: int) -> tuple[int, ...]:
-    """What the training of ``seed`` appends to every crop's seed: nothing for
-    :data:`FIRST_STREAM_SEEDS` (rendered as they were trained), else the seed itself.
-
-    WHY: seeds 1 and 2 saw the very same crops and differ only in their weights' start and batch
-    order; a later training read beside them brings data of its own to the average, not another
-    look at the same crops. Such a training's wide printings also draw other typefaces
-    (:func:`training_typefaces`)."""
-    return () if seed in FIRST_STREAM_SEEDS else (seed,)
-
-
-LATER_TYPEFACES_FROM = 5
-"""The first seed that also draws :data:`vision.synth.faces.LATER_TYPEFACES`."""
-
-
-def training_typefaces(seed: int) -> tuple[str, ...]:
-    """The other font files the training of ``seed`` draws for half its wide printings: none on
-    the first stream, :data:`~vision.synth.faces.OTHER_TYPEFACES` (forty-second session) for seeds
-    before :data:`LATER_TYPEFACES_FROM`, and a fourth family from it on (forty-third).
-
-    WHY by seed: each shipped training must stay the output of its command, so a family added
-    later is drawn only by the seeds trained after it."""
-    from vision.synth.faces import LATER_TYPEFACES, OTHER_TYPEFACES
-
-    if not render_stream(seed):
-        return ()
-    return OTHER_TYPEFACES + (LATER_TYPEFACES if seed >= LATER_TYPEFACES_FROM else ())
-
-
-ANY_CUT_FROM = 7
-"""The first seed whose close-ups also cut the card at its sides and corners
-(:func:`vision.synth.crops.cut_view`; fifty-third session)."""
-
-
-def cuts_any_side(seed: int) -> bool:
-    """Whether the training of ``seed`` cuts its close-ups at any side of the card, not only
-    at its bottom. WHY by seed: as :func:`training_typefaces`."""
-    return seed >= ANY_CUT_FROM
-
-
 def train_classifier(out_dir: Path, runs: Path, imgsz: int, per_class: dict[str, int], epochs: int,
                      batch: int = 128, workers: int = 2, log=print, seed: int = 0) -> dict:
     """The whole recipe: render data, train, export ONNX + JSON, calibrate. Returns the metadata.
 
     ``seed`` 0 is the network every reader uses; ``seed`` N > 0 a later training, read beside
     it by the single-card reader when N is one of :data:`vision.classifier.LATER_SEEDS` (their
-    probabilities averaged), whose wide printings
-    also draw details of recent printings (``recent``: the reverse symbol as a curled S, numerals
-    whose 1 has no foot; :func:`vision.synth.faces.widen_uno_style`). WHY only the later ones: seed
-    0 is also the standard-photo reader's witness, the UNO check's and the table reader's
-    network, and retrained with the curl it moved the CC BY figures by a new training's luck
-    (thirty-ninth session, models/README.md); the later trainings reach the single-card
-    reader's photos and nothing else."""
+    probabilities averaged). What each seed renders: :meth:`vision.train.data.CardRecipe.for_seed`.
+    """
     from vision.classifier import training_path
-    from vision.train.data import build_dataset
+    from vision.train.data import CardRecipe, build_dataset
 
     t0 = time.time()
     data = runs / "classifier_data"
-    n = build_dataset(data, per_class, imgsz, workers=workers, recent=seed > 0,
-                      typefaces=training_typefaces(seed), stream=render_stream(seed),
-                      any_cut=cuts_any_side(seed))
+    n = build_dataset(data, per_class, imgsz, workers=workers,
+                      recipe=CardRecipe.for_seed(seed))
     log(f"rendered {n} crops in {time.time() - t0:.0f} s")
     t1 = time.time()
     best = train_yolo(data, runs, imgsz, epochs, batch, workers, seed=seed)
