@@ -12,28 +12,30 @@ from vision.evaluate import Report, format_report
 from vision.single_card import SingleCardReport
 
 
-@pytest.mark.parametrize(("conf", "right", "ece", "groups"), [
+@pytest.mark.parametrize(("conf", "right", "ece", "over", "groups"), [
     # every reading right at 1.0: calibrated
-    ([1.0, 1.0, 1.0], [True, True, True], 0.0, [(0.99, 1.0, 3, 1.0, 1.0)]),
+    ([1.0, 1.0, 1.0], [True, True, True], 0.0, 0.0, [(0.99, 1.0, 3, 1.0, 1.0)]),
     # half right at 0.6 and at 0.7 mean 0.65 in one group: gap 0.15
-    ([0.6, 0.7, 0.6, 0.7], [True, False, False, True], 0.15, [(0.5, 0.8, 4, 0.65, 0.5)]),
+    ([0.6, 0.7, 0.6, 0.7], [True, False, False, True], 0.15, 0.15, [(0.5, 0.8, 4, 0.65, 0.5)]),
     # overconfident: read at 0.995, right 1 in 2
-    ([0.995, 0.995], [True, False], 0.495, [(0.99, 1.0, 2, 0.995, 0.5)]),
-    # under-confident and two groups: 0.2 right (gap 0.8), 0.85 wrong (gap 0.85)
-    ([0.2, 0.85], [True, False], 0.825, [(0.0, 0.5, 1, 0.2, 1.0), (0.8, 0.9, 1, 0.85, 0.0)]),
+    ([0.995, 0.995], [True, False], 0.495, 0.495, [(0.99, 1.0, 2, 0.995, 0.5)]),
+    # two groups: 0.2 right (gap 0.8, under-confident), 0.85 wrong (gap 0.85, over-confident)
+    ([0.2, 0.85], [True, False], 0.825, 0.425, [(0.0, 0.5, 1, 0.2, 1.0), (0.8, 0.9, 1, 0.85, 0.0)]),
     # float32 rounding just past 1 counts as 1
-    ([1.0000001192092896], [True], 0.0, [(0.99, 1.0, 1, 1.0, 1.0)]),
+    ([1.0000001192092896], [True], 0.0, 0.0, [(0.99, 1.0, 1, 1.0, 1.0)]),
     # the edges: 0 falls in the first group, 0.9 in [0.9, 0.95), 1 in the last
-    ([0.0, 0.9, 1.0], [False, True, True], 0.0333, [(0.0, 0.5, 1, 0.0, 0.0),
+    ([0.0, 0.9, 1.0], [False, True, True], 0.0333, 0.0, [(0.0, 0.5, 1, 0.0, 0.0),
                                                     (0.9, 0.95, 1, 0.9, 1.0),
                                                     (0.99, 1.0, 1, 1.0, 1.0)]),
 ])
 def test_reliability_groups_and_error(conf: list[float], right: list[bool], ece: float,
+                                      over: float,
                                       groups: list[tuple[float, float, int, float, float]]
                                       ) -> None:
     r = reliability(conf, right)
     assert r.count == len(conf)
     assert r.ece == pytest.approx(ece, abs=1e-4)
+    assert r.over_confidence == pytest.approx(over, abs=1e-4)
     assert [(b.low, b.high, b.count) for b in r.bins] == [g[:3] for g in groups]
     for b, (*_, mean, acc) in zip(r.bins, groups, strict=True):
         assert b.confidence == pytest.approx(mean) and b.accuracy == pytest.approx(acc)
@@ -41,7 +43,7 @@ def test_reliability_groups_and_error(conf: list[float], right: list[bool], ece:
 
 def test_no_readings_give_no_error_figure() -> None:
     r = reliability([], [])
-    assert r.count == 0 and r.ece is None and r.bins == ()
+    assert r.count == 0 and r.ece is None and r.over_confidence is None and r.bins == ()
     assert r.text() == "no readings with a confidence"
     assert r.to_json() == {"count": 0, "ece": None, "bins": []}
 

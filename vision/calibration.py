@@ -55,6 +55,18 @@ class Reliability:
                           "confidence": round(b.confidence, 4),
                           "accuracy": round(b.accuracy, 4)} for b in self.bins]}
 
+    @property
+    def over_confidence(self) -> float | None:
+        """The over-confident part of :attr:`ece`: each group's share of the readings times how
+        far its mean confidence lies *above* its share right (groups read too modestly add 0).
+
+        WHY: a reading given more trust than it earns is what lets a wrong card through, while
+        one given less only asks the table to confirm it; a rule bounds this part (models/
+        README.md, RULE 45 on)."""
+        if self.ece is None:
+            return None
+        return sum(b.count * max(0.0, b.confidence - b.accuracy) for b in self.bins) / self.count
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Reliability:
         """The table back from :meth:`to_json` (a report's summary holds it as JSON)."""

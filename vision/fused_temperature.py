@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from vision.calibration import Reliability, reliability
+from vision.render_check import map_sets, shipped_uno_reader
 from vision.strip_classifier import fit_temperature, soften
 
 TUNING_SEEDS = (7, 123)
@@ -77,30 +77,13 @@ def score(readings: FusedReadings, temperature: float) -> Score:
                  reliability(probs[rows, best], best == readings.labels))
 
 
-_READER: tuple[object, object] | None = None
-
-
-def _load_reader() -> None:
-    """Load the shipped pair and corner reader once per worker process (one thread each)."""
-    global _READER
-    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
-    from vision.corner_index import CornerFusion
-    from vision.synth.faces import UNO_FACE_CODES
-
-    clf = CardClassifier.load(DEFAULT_MODEL, threads=1)
-    _READER = (with_later_trainings(clf, DEFAULT_MODEL),
-               CornerFusion.load(clf.classes, UNO_FACE_CODES))
-
-
 def _read_set(job: tuple[str, int, int]) -> tuple[np.ndarray, list[str], tuple[str, ...]]:
     """One synthetic set read untempered: (probabilities, true codes, the codes they are over)."""
     from vision.single_card import read_single_card_probs, synthetic_photos
     from vision.synth.faces import UNO_FACE_CODES
 
     kind, seed, count = job
-    if _READER is None:
-        _load_reader()
-    both, corners = _READER  # type: ignore[misc]
+    both, corners = shipped_uno_reader()
     rows, truth, codes = [], [], ()
     for code, img, _ in synthetic_photos(kind, count, seed):
         *_, probs, codes = read_single_card_probs(img, both, UNO_FACE_CODES, None, corners,
@@ -113,23 +96,15 @@ def _read_set(job: tuple[str, int, int]) -> tuple[np.ndarray, list[str], tuple[s
 def collect(kinds: Sequence[str], seeds: Sequence[int], count: int, jobs: int = 2
             ) -> FusedReadings:
     """Read ``count`` photos of every kind at every seed, ``jobs`` sets at a time."""
-    from vision.single_card import synthetic_maker
-
-    for kind in kinds:
-        synthetic_maker(kind)  # an unknown kind fails before minutes of reading
-    work = [(k, s, count) for s in seeds for k in kinds]
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs, initializer=_load_reader) as pool:
-            done = list(pool.map(_read_set, work))
-    else:
-        done = [_read_set(w) for w in work]
+    done = map_sets(_read_set, kinds, seeds, count, jobs)
+    work = [(k, s) for s in seeds for k in kinds]
     codes = done[0][2]
     index = {c: i for i, c in enumerate(codes)}
     sizes = [len(truth) for _, truth, _ in done]
     return FusedReadings(np.concatenate([p for p, _, _ in done]),
                          np.array([index[c] for _, truth, _ in done for c in truth]),
-                         tuple(str(k) for k in np.repeat([k for k, _, _ in work], sizes)),
-                         np.repeat([s for _, s, _ in work], sizes), codes)
+                         tuple(str(k) for k in np.repeat([k for k, _ in work], sizes)),
+                         np.repeat([s for _, s in work], sizes), codes)
 
 
 def rebias(readings: FusedReadings, bias: Mapping[str, float]) -> FusedReadings:

@@ -1,0 +1,66 @@
+"""The rules' rendered check (`python -m vision.render_check`): its table from readings, a real
+run of the shipped reader on rendered photos, and bad arguments."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.render_check import Reading, main, summary
+from vision.single_card import SingleCardError
+
+
+def _r(kind: str, seed: int, index: int, read: str, p: float, code: str = "5R") -> Reading:
+    return Reading(kind, seed, index, code, read, p, "upright")
+
+
+READINGS = [
+    # seed 1: near 1 of 2 right (a wrong one at 0.97), table 2 of 2
+    _r("near", 1, 0, "5R", 0.99), _r("near", 1, 1, "6R", 0.97),
+    _r("table", 1, 0, "5R", 1.0), _r("table", 1, 1, "5R", 0.6),
+    # seed 2: near 2 of 2, table 1 of 2 (wrong at 0.3: under the sure line)
+    _r("near", 2, 0, "5R", 0.9), _r("near", 2, 1, "5R", 0.99),
+    _r("table", 2, 0, "5R", 1.0), _r("table", 2, 1, "SR", 0.3),
+]
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    (0, "top-1 of 2 renders per kind   near  table     sum  mean ECE"),
+    # near: 0.99 right, 0.97 wrong: ECE 0.49; table: 1.0 right, 0.6 right: 0.2 -> mean 0.345
+    (1, "seed 1                           1      2       3  0.3450"),
+    # near: 0.9 and 0.99 right: (0.1 + 0.01) / 2; table: 1.0 right, 0.3 wrong: 0.15 -> 0.1025
+    (2, "seed 2                           2      1       3  0.1025"),
+    (3, "seeds merged, per kind: over-confident ECE / ECE"),
+    # near merged: 0.9 right (under), [0.95, 0.99) 0.97 wrong (over 0.97), 0.99 x2 right
+    (4, "  near   0.2425 / 0.2725 (4 photos)"),
+    (5, "  table  0.0750 / 0.1750 (4 photos)"),
+    (6, "readings at 0.95 or more wrong: seed 1 1 of 3, seed 2 0 of 2"),
+])
+def test_summary_is_the_rules_table(line: int, expected: str) -> None:
+    assert summary(READINGS).splitlines()[line] == expected
+
+
+def test_a_real_run_reads_rendered_table_photos_and_keeps_every_reading(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "readings.jsonl"
+    assert main(["--seeds", "7", "--kinds", "table", "--count", "2", "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    # photo i shows UNO face i: 0R and 1R, a card lying on a table, read right and surely
+    assert [(r["kind"], r["seed"], r["index"], r["code"]) for r in rows] == [
+        ("table", 7, 0, "0R"), ("table", 7, 1, "1R")]
+    assert all(r["read"] == r["code"] and r["confidence"] > 0.5 for r in rows)
+    assert "seed 7" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("argv", "error", "message"), [
+    (["--seeds", "7", "--kinds", "nosuch"], SingleCardError, "synthetic:handheld"),
+    (["--seeds", "7", "--kinds", ","], ValueError, "names no kind"),
+    (["--seeds", "7", "--count", "0"], ValueError, "at least 1"),
+    (["--seeds", "7", "--jobs", "0"], ValueError, "at least 1"),
+])
+def test_bad_arguments_say_what_to_give(argv: list[str], error: type[Exception],
+                                        message: str) -> None:
+    with pytest.raises(error, match=message):
+        main(argv)

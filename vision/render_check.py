@@ -1,0 +1,163 @@
+"""The single-card reader on rendered photos of every kind: the figures each rule decides on.
+
+``python -m vision.render_check --seeds 10505 10606 [--count 216] [--kinds near,webcam]
+[--jobs 2] [--out readings.jsonl]``
+
+WHY: every change to how one UNO card is read (models/README.md, RULE 38 on) is decided on
+render seeds never used before, and only then are the real UNO photos measured, once. The
+rules decide by the kinds' sum of cards read right per seed, their mean ECE, the over-confident
+part of ``near``'s ECE and the share of readings at 0.95 or more that are wrong. This command
+prints them all, read exactly as ``python -m vision.single_card synthetic:KIND --deck uno``
+reads, so anyone can rerun a rule's table; ``--out`` keeps every photo's reading, for a
+photo-by-photo comparison of two checkouts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+
+from vision.calibration import reliability
+
+DECISION_KINDS = ("near", "webcam", "held", "closeup", "table", "tinted", "handheld")
+"""The kinds a rule decides on (``handheld`` since RULE 47), in the model card's column order."""
+T = TypeVar("T")
+SURE = 0.95
+"""Readings at this confidence or more are the ones a wrong card must not hide in."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How the reader read photo ``index`` of ``synthetic:kind`` at ``seed``."""
+
+    kind: str
+    seed: int
+    index: int
+    code: str
+    read: str
+    confidence: float
+    pose: str
+
+    @property
+    def right(self) -> bool:
+        return self.read == self.code
+
+
+@cache
+def shipped_uno_reader() -> tuple[object, object]:
+    """The shipped whole-card networks (the first with its later trainings) and the corner
+    fusion over the UNO faces, loaded once per process, one thread per network.
+
+    WHY one thread: the checks that use it read sets in as many processes as there are cores."""
+    from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
+    from vision.corner_index import CornerFusion
+    from vision.synth.faces import UNO_FACE_CODES
+
+    clf = CardClassifier.load(DEFAULT_MODEL, threads=1)
+    return (with_later_trainings(clf, DEFAULT_MODEL),
+            CornerFusion.load(clf.classes, UNO_FACE_CODES))
+
+
+def read_set(job: tuple[str, int, int]) -> list[Reading]:
+    """Photos ``0..count-1`` of ``synthetic:kind`` at ``seed``, read as ``--deck uno`` reads."""
+    from vision.single_card import card_pose, read_single_card, synthetic_photos
+    from vision.synth.faces import UNO_FACE_CODES
+
+    kind, seed, count = job
+    networks, corners = shipped_uno_reader()
+    out = []
+    for i, (code, img, quad) in enumerate(synthetic_photos(kind, count, seed)):
+        _, read, p = read_single_card(img, networks, UNO_FACE_CODES, None, corners)
+        out.append(Reading(kind, seed, i, code, read, round(float(p), 6), card_pose(quad)))
+    return out
+
+
+def map_sets(read: Callable[[tuple[str, int, int]], T], kinds: Sequence[str],
+             seeds: Sequence[int], count: int, jobs: int = 1) -> list[T]:
+    """``read`` of every ``(kind, seed, count)``, seed by seed, ``jobs`` at a time in worker
+    processes that each load :func:`shipped_uno_reader` once; an unknown kind fails first,
+    before minutes of reading."""
+    from vision.single_card import synthetic_maker
+
+    for kind in kinds:
+        synthetic_maker(kind)
+    work = [(k, s, count) for s in seeds for k in kinds]
+    if jobs <= 1:
+        return [read(w) for w in work]
+    with ProcessPoolExecutor(jobs, initializer=shipped_uno_reader) as pool:
+        return list(pool.map(read, work))
+
+
+def check(kinds: Sequence[str], seeds: Sequence[int], count: int, jobs: int = 1
+          ) -> list[Reading]:
+    """Every kind at every seed, read by :func:`read_set`."""
+    return [r for part in map_sets(read_set, kinds, seeds, count, jobs) for r in part]
+
+
+def summary(readings: Sequence[Reading]) -> str:
+    """The rules' table: cards right per kind and seed, their sum and mean ECE per seed; each
+    kind's over-confident ECE and ECE with the seeds' readings merged; readings at
+    :data:`SURE` or more that are wrong, per seed."""
+    kinds = list(dict.fromkeys(r.kind for r in readings))
+    seeds = list(dict.fromkeys(r.seed for r in readings))
+    count = max((r.index + 1 for r in readings), default=0)
+    width = max(len(k) for k in kinds) if kinds else 0
+    label = f"top-1 of {count} renders per kind"
+    lines = [label + "  " + "  ".join(k.rjust(width) for k in kinds) + "     sum  mean ECE"]
+    for seed in seeds:
+        mine = [r for r in readings if r.seed == seed]
+        right = [sum(r.right for r in mine if r.kind == k) for k in kinds]
+        eces = [reliability([r.confidence for r in mine if r.kind == k],
+                            [r.right for r in mine if r.kind == k]).ece or 0.0 for k in kinds]
+        lines.append(f"seed {seed}".ljust(len(label)) + "  "
+                     + "  ".join(str(n).rjust(width) for n in right)
+                     + f"  {sum(right):6d}  {np.mean(eces):.4f}")
+    lines.append("seeds merged, per kind: over-confident ECE / ECE")
+    for k in kinds:
+        rel = reliability([r.confidence for r in readings if r.kind == k],
+                          [r.right for r in readings if r.kind == k])
+        lines.append(f"  {k:<{width}}  {rel.over_confidence:.4f} / {rel.ece:.4f} "
+                     f"({rel.count} photos)")
+    sure = []
+    for seed in seeds:
+        hi = [r for r in readings if r.seed == seed and r.confidence >= SURE]
+        sure.append(f"seed {seed} {sum(not r.right for r in hi)} of {len(hi)}")
+    lines.append(f"readings at {SURE} or more wrong: " + ", ".join(sure))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Read the sets, print :func:`summary`, and write every reading to ``--out`` (JSON lines)."""
+    ap = argparse.ArgumentParser(prog="python -m vision.render_check")
+    ap.add_argument("--seeds", type=int, nargs="+", required=True,
+                    help="render seeds; a rule decides on seeds never used before")
+    ap.add_argument("--count", type=int, default=216, help="photos per kind and seed")
+    ap.add_argument("--kinds", default=",".join(DECISION_KINDS),
+                    help="comma-separated synthetic kinds (default: the decision kinds)")
+    ap.add_argument("--jobs", type=int, default=1, help="sets read at a time, one per core")
+    ap.add_argument("--out", type=Path, default=None, help="every reading, as JSON lines")
+    args = ap.parse_args(argv)
+    if args.count < 1 or args.jobs < 1:
+        raise ValueError("--count and --jobs must be at least 1")
+    kinds = [k for k in args.kinds.split(",") if k]
+    if not kinds:
+        raise ValueError("--kinds names no kind: give synthetic kinds, e.g. near,webcam")
+    readings = check(kinds, args.seeds, args.count, args.jobs)
+    print(summary(readings))
+    if args.out is not None:
+        args.out.write_text("".join(json.dumps(asdict(r)) + "\n" for r in readings))
+    return 0
+
+
+if __name__ == "__main__":
+    from vision.module_main import run_module
+
+    run_module("vision.render_check")
