@@ -706,6 +706,28 @@ def test_detect_reads_a_uno_photo_as_the_single_card_reader_does(table_reader, c
     assert not direct.probs[off].any()
 
 
+def test_the_uno_check_reads_the_located_card_with_the_single_card_networks(table_reader,
+                                                                           tmp_path):
+    """Plain `cardtable detect` asks whether a photo is one UNO card with the networks that read
+    it (RULE 49): a user's own model, or a deck enrolled from photos, is read alone."""
+    from dataclasses import replace
+
+    from vision.classifier import Ensemble
+    from vision.photo_detect import still_detector
+    from vision.recognise import single_card_networks
+    from vision.synth.photos import webcam_card_photo
+
+    nets = single_card_networks(table_reader)
+    assert isinstance(nets, Ensemble) and nets.members[0] is table_reader.classifier
+    own = replace(table_reader, model_path=tmp_path / "mine.onnx")
+    assert single_card_networks(own) is table_reader.classifier
+    # a rendered 0G held to a webcam (a decision seed of RULE 49): the first network alone gave
+    # the UNO faces under 0.9 together, and plain detect read the card as a +2G at 0.19
+    image = webcam_card_photo("0G", np.random.default_rng([10707, 26]))[0]
+    (found,) = still_detector(table_reader, "any")(image)
+    assert found.code == "0G"
+
+
 def test_no_uno_reading_without_the_strip_model_or_an_image(table_reader):
     from dataclasses import replace
 

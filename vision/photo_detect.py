@@ -1027,14 +1027,17 @@ def is_standard_set(names: Sequence[str]) -> bool:
 
 UNO_SURE = 0.9
 """In a photo without the mat, the one card the single-card path finds stands for the photo when
-the whole-card classifier gives the UNO faces at least this probability together; otherwise the
+the whole-card networks give the UNO faces at least this probability together; otherwise the
 photo reader's cards do (when it finds any). WHY: the photo reader knows standard cards only and
 names one in 6-17% of rendered UNO photos (seeds 7), while the single-card path reads one card
 and, on photos of standard cards, often a wall or a face. Chosen on renders and the CC BY
 training split: the located card's P(UNO) is ≥ 0.5 in 211 of 216 rendered UNO photos (table,
 held, webcam, close-up), and ≥ 0.9 in only 1 in 20 of the CC BY training photos (95th
 percentile 0.895), so 0.9 keeps the single UNO card wherever it is sure and hands a photo of
-standard cards to the photo reader."""
+standard cards to the photo reader. Since the fifty-fourth session (RULE 49) the located card is
+read by the single-card reader's networks (:func:`vision.recognise.single_card_networks`), the
+threshold unchanged: 4 of the 557 CC BY training photos reach it, against 18 with the first
+network alone."""
 
 
 def detect_with_photo_fallback(image: np.ndarray, reader: Any,
@@ -1053,7 +1056,12 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     release the GIL while they work; run one after the other, the two readings made a photo of
     standard cards the slowest case of ``detect`` (README.md, ``bench-vision --detect``). The
     models are shared: an onnxruntime session may run from two threads at once."""
-    from vision.recognise import mat_detections, single_card_detection, uno_card_detection
+    from vision.recognise import (
+        mat_detections,
+        single_card_detection,
+        single_card_networks,
+        uno_card_detection,
+    )
     from vision.single_card import SingleCardError, candidates
 
     on_mat = mat_detections(image, reader)
@@ -1069,7 +1077,7 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
                 cands = candidates(image)
             except SingleCardError:
                 cands = []
-            single = single_card_detection(image, reader, cands)
+            single = single_card_detection(image, reader, cands, single_card_networks(reader))
             if single and _uno_share(single[0], reader) >= UNO_SURE:
                 stop.set()  # the photo reader's core is the fused reading's now
                 return (uno_card_detection(image, reader, cands) or single[0],)

@@ -419,21 +419,41 @@ def mat_detections(image: np.ndarray, reader: TableReader) -> tuple[Detection, .
 
 
 def single_card_detection(image: np.ndarray, reader: TableReader,
-                          cands: Sequence[Any] | None = None) -> tuple[Detection, ...]:
+                          cands: Sequence[Any] | None = None,
+                          networks: Any | None = None) -> tuple[Detection, ...]:
     """The single most card-like region of a photo read as one card by the whole-card
     classifier (none when no region is card-shaped). ``cands``: the photo's
-    :func:`vision.single_card.candidates` when already found."""
+    :func:`vision.single_card.candidates` when already found; ``networks``: what reads the
+    located card (:func:`single_card_networks`), the reader's one classifier when None."""
     from vision.single_card import SingleCardError, locate_card
 
     try:
         found = locate_card(image, CROP_SIZE, classifier=reader.classifier, cands=cands)
     except SingleCardError:
         return ()
-    p = np.asarray(reader.classifier.predict([found.crop], both_ways=reader.both_ways)[0])
+    whole = reader.classifier if networks is None else networks
+    p = np.asarray(whole.predict([found.crop], both_ways=reader.both_ways)[0])
     k = int(np.argmax(p))
     from vision.synth.scenes import canonical_quad
 
     return (Detection(reader.classes[k], float(p[k]), canonical_quad(found.quad), probs=p),)
+
+
+def single_card_networks(reader: TableReader) -> Any:
+    """What reads the whole face of a photo's one card: the reader's classifier with the shipped
+    later trainings beside it (:func:`vision.classifier.with_later_trainings`), or the one
+    classifier alone when a deck is enrolled from photos (a profile adapts one network's
+    features) or the model is the user's own.
+
+    WHY for the UNO check too (fifty-fourth session, RULE 49): averaged, the networks give a
+    photo of standard cards a high P(UNO) far less often than the first one alone (4 of the CC
+    BY training split's 557 photos at 0.9 or more, against 18) and a rendered UNO card more
+    often (520 of 648 held to a webcam, against 507)."""
+    from vision.classifier import with_later_trainings
+
+    if reader.photo_profile is not None:
+        return reader.classifier
+    return with_later_trainings(reader.classifier, reader.model_path)
 
 
 def uno_card_detection(image: np.ndarray, reader: TableReader,
@@ -449,7 +469,6 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     (models/README.md), and the figure the README gives for real UNO photos. A photo the
     whole-card classifier calls surely UNO is read over the UNO faces alone."""
     from protocol_runner.cards import uno_faces
-    from vision.classifier import with_later_trainings
     from vision.corner_index import CornerFusion
     from vision.single_card import SingleCardError, read_single_card_probs
     from vision.synth.scenes import canonical_quad
@@ -457,12 +476,10 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     if reader.strip is None:
         return None
     fusion = CornerFusion.over(reader.strip, reader.classes, [c.code for c in uno_faces()])
-    # a deck enrolled from photos adapts the one network's features
-    whole = reader.classifier if reader.photo_profile is not None \
-        else with_later_trainings(reader.classifier, reader.model_path)
     try:
         found, code, conf, probs, codes = read_single_card_probs(
-            image, whole, fusion.codes, reader.photo_profile, fusion, cands=cands)
+            image, single_card_networks(reader), fusion.codes, reader.photo_profile, fusion,
+            cands=cands)
     except SingleCardError:
         return None
     full = np.zeros(len(reader.classes))
