@@ -29,9 +29,9 @@ from vision.calibration import reliability
 
 DECISION_KINDS = ("near", "webcam", "held", "closeup", "table", "tinted", "handheld")
 """The kinds a rule decides on (``handheld`` since RULE 47), in the model card's column order."""
-T = TypeVar("T")
 SURE = 0.95
 """Readings at this confidence or more are the ones a wrong card must not hide in."""
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)

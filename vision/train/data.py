@@ -56,18 +56,20 @@ class CardRecipe:
     def for_seed(cls, seed: int) -> CardRecipe:
         """The recipe of ``cardtable train --part card --seed {seed}``.
 
-        Seeds 1 and 2 saw the very same crops as seed 0 (:data:`FIRST_STREAM_SEEDS`) and differ
-        only in their weights' start and batch order; a later training read beside them brings
+        Seeds 1 and 2 draw seed 0's stream of crops (:data:`FIRST_STREAM_SEEDS`), with recent
+        printings' details, the very same crops, and differ only in their weights' start and
+        batch order; a later training read beside them brings
         data of its own to the average, not another look at the same crops, and its wide
         printings also draw other typefaces: :data:`~vision.synth.faces.OTHER_TYPEFACES`
         (forty-second session), and a fourth family from :data:`LATER_TYPEFACES_FROM` on
         (forty-third).
 
         Only seed 0 draws no recent details (the reverse symbol as a curled S, numerals whose 1
-        has no foot). WHY: seed 0 is also the standard-photo reader's witness, the UNO check's
-        and the table reader's network, and retrained with the curl it moved the CC BY figures
-        by a new training's luck (thirty-ninth session, models/README.md); the later trainings
-        reach the single-card reader's photos and nothing else."""
+        has no foot). WHY: seed 0 is also the standard-photo reader's witness and the table
+        reader's network, and retrained with the curl it moved the CC BY figures by a new
+        training's luck (thirty-ninth session, models/README.md); the later trainings reach
+        only the photos of one card (the single-card reader and, since RULE 49, plain
+        ``cardtable detect``'s UNO check)."""
         stream = () if seed in FIRST_STREAM_SEEDS else (seed,)
         typefaces = (OTHER_TYPEFACES + (LATER_TYPEFACES if seed >= LATER_TYPEFACES_FROM else ())
                      if stream else ())
