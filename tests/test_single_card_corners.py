@@ -728,6 +728,28 @@ def test_the_uno_check_reads_the_located_card_with_the_single_card_networks(tabl
     assert found.code == "0G"
 
 
+def test_a_uno_face_the_networks_are_unsure_of_is_read_with_its_corners(table_reader):
+    """Plain `cardtable detect` on a photo with no standard card in it, whose located card the
+    networks name a UNO face under the UNO check's 0.9, reads it as `--deck uno` does (RULE 50);
+    a photo of standard cards keeps the photo reader's cards."""
+    from vision.photo_detect import _uno_share, still_detector
+    from vision.recognise import single_card_detection, single_card_networks
+    from vision.single_card import synthetic_photos
+    from vision.synth.index_crops import table_photo
+
+    # a W held close to a webcam (tuning seed 7 of RULE 50): the networks alone read it as a +4
+    # at 0.54, the UNO faces together at 0.61
+    (code, image, _), = list(synthetic_photos("near", 53, 7))[52:]
+    (single,) = single_card_detection(image, table_reader, None,
+                                      single_card_networks(table_reader))
+    assert (code, single.code) == ("W", "+4") and _uno_share(single, table_reader) < 0.9
+    (found,) = still_detector(table_reader, "any")(image)
+    assert (found.code, found.confidence) == ("W", pytest.approx(0.998, abs=0.01))
+    photo, labels = table_photo(np.random.default_rng([50, 2]), cards=3)  # three standard cards
+    found = still_detector(table_reader, "any")(photo)
+    assert {d.code for d in found} == {c for c, _ in labels} == {"8D", "5S", "10D"}
+
+
 def test_no_uno_reading_without_the_strip_model_or_an_image(table_reader):
     from dataclasses import replace
 

@@ -1049,13 +1049,24 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     ``auto``, a photo whose one located card is surely a UNO face (:data:`UNO_SURE`) is that
     card, read with its corner indices over the UNO faces
     (:func:`vision.recognise.uno_card_detection`), and a photo in which the photo reader finds
-    no card is its one located card (:func:`vision.recognise.single_card_detection`).
+    no card is its one located card (:func:`vision.recognise.single_card_detection`), read
+    with its corner indices over the UNO faces too where the whole-card networks name a UNO
+    face.
 
     WHY the photo reader runs in a second thread beside the UNO check, and is stopped when the
     check finds a UNO card: ``cardtable detect`` has a second core, and onnxruntime and OpenCV
     release the GIL while they work; run one after the other, the two readings made a photo of
     standard cards the slowest case of ``detect`` (README.md, ``bench-vision --detect``). The
-    models are shared: an onnxruntime session may run from two threads at once."""
+    models are shared: an onnxruntime session may run from two threads at once.
+
+    WHY a UNO face the networks are unsure of is read with its corners (fifty-fifth session,
+    RULE 50): a photo with no standard card in it whose located card the networks read as a
+    UNO face is answered with a UNO face either way, and the corners fused with the networks
+    read it as ``--deck uno`` does, far better than the networks alone (rendered UNO photos,
+    tuning seeds 7 and 123: 682 → 704 and 689 → 709 of 756, most of it cards held close). The
+    test is the networks' top code, not their P(UNO): a card they read as ``BACK`` stays a
+    back. Which photos of standard cards are answered with a UNO card does not change (12 of
+    the CC BY training split's 557), only which UNO code."""
     from vision.recognise import (
         mat_detections,
         single_card_detection,
@@ -1081,7 +1092,10 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
             if single and _uno_share(single[0], reader) >= UNO_SURE:
                 stop.set()  # the photo reader's core is the fused reading's now
                 return (uno_card_detection(image, reader, cands) or single[0],)
-            return tuple(pending.result()) or single
+            found = tuple(pending.result())
+            if found or not single or single[0].code not in _uno_codes():
+                return found or single
+            return (uno_card_detection(image, reader, cands) or single[0],)
         finally:
             stop.set()  # a UNO card (or an error): the photo reader stops at its next stage
 
@@ -1121,13 +1135,18 @@ def _photo_reader(photo: PhotoReader | Callable[[], PhotoReader]) -> PhotoReader
     return photo if isinstance(photo, PhotoReader) else photo()
 
 
-def _uno_share(detection: Any, reader: Any) -> float:
-    """The probability the reader's classifier gives the UNO faces together for ``detection``."""
+@cache
+def _uno_codes() -> frozenset[str]:
     from protocol_runner.cards import uno_faces
 
+    return frozenset(c.code for c in uno_faces())
+
+
+def _uno_share(detection: Any, reader: Any) -> float:
+    """The probability the reader's classifier gives the UNO faces together for ``detection``."""
     if detection.probs is None:
         return 0.0
-    uno = {c.code for c in uno_faces()}
+    uno = _uno_codes()
     return float(sum(p for c, p in zip(reader.classes, detection.probs, strict=True)
                      if c in uno))
 
