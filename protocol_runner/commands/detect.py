@@ -17,7 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Print one JSON line per image: its size and every card seen (code or BACK, "
         "confidence, box, quad). Images on the cardtable mat are read by zone; a photo without "
         "the mat is read as one UNO card when the card found is surely UNO, else every standard "
-        "card in it is read by its corner indices.",
+        "card in it is read by its corner indices; where there is none, the card found is the "
+        "answer (a UNO face read with its corner indices).",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="image files or folders of images")
     p.add_argument("--json", action="store_true", help="JSON Lines output (the default format)")
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="the deck in play: uno = an image without the mat shows one UNO "
                            "card, read with its corner indices over the UNO faces; standard = "
                            "as --photos; any (default) = one UNO card when surely one, else "
-                           "standard cards by their corner indices")
+                           "standard cards by their corner indices, else the one card found")
     p.add_argument("--profile", type=Path, default=None,
                    help="your own deck, enrolled by `cardtable enrol`: from photos of single "
                         "cards, a photo of one UNO card is read as that deck prints it; "

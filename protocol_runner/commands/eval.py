@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="YOLO folder: read photos without the mat by corner indices "
                         "(vision/photo_detect.py); auto = when its classes are standard cards. "
                         "labels.csv: auto = as `cardtable detect` (one UNO card when surely "
-                        "one, else standard cards by their indices), yes = as `detect "
+                        "one, else standard cards by their indices, else the one card found), "
+                        "yes = as `detect "
                         "--photos`, no = the whole-card classifier's one card")
     p.add_argument("--misses", action="store_true",
                    help="YOLO folder read by corner indices: also count each missed label by "
