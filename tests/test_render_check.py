@@ -54,6 +54,25 @@ def test_a_real_run_reads_rendered_table_photos_and_keeps_every_reading(
     assert "seed 7" in capsys.readouterr().out
 
 
+def test_deck_any_answers_as_plain_detect_does(tmp_path: Path) -> None:
+    """`--deck any` scores plain `cardtable detect`'s surest detection, the table of RULE 49 and
+    RULE 50; each reading is what `still_detector(reader, "any")` answers for that photo."""
+    import numpy as np
+
+    from vision.render_check import plain_detector
+    from vision.single_card import synthetic_photos
+
+    out = tmp_path / "readings.jsonl"
+    assert main(["--seeds", "7", "--kinds", "webcam", "--count", "2", "--deck", "any",
+                 "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    for row, (code, image, _) in zip(rows, synthetic_photos("webcam", 2, 7), strict=True):
+        best = max(plain_detector()(image), key=lambda d: d.confidence)
+        assert (row["code"], row["read"]) == (code, best.code)
+        assert row["confidence"] == pytest.approx(best.confidence, abs=1e-6)
+    assert np.mean([r["read"] == r["code"] for r in rows]) == 1.0
+
+
 @pytest.mark.parametrize(("argv", "error", "message"), [
     (["--seeds", "7", "--kinds", "nosuch"], SingleCardError, "synthetic:handheld"),
     (["--seeds", "7", "--kinds", ","], ValueError, "names no kind"),
@@ -64,3 +83,10 @@ def test_bad_arguments_say_what_to_give(argv: list[str], error: type[Exception],
                                         message: str) -> None:
     with pytest.raises(error, match=message):
         main(argv)
+
+
+def test_an_unknown_deck_names_the_decks() -> None:
+    from vision.render_check import check
+
+    with pytest.raises(ValueError, match="uno, any"):
+        check(["table"], [7], 1, deck="standard")

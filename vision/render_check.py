@@ -1,7 +1,7 @@
 """The single-card reader on rendered photos of every kind: the figures each rule decides on.
 
 ``python -m vision.render_check --seeds 10505 10606 [--count 216] [--kinds near,webcam]
-[--jobs 2] [--out readings.jsonl]``
+[--deck uno|any] [--jobs 2] [--out readings.jsonl]``
 
 WHY: every change to how one UNO card is read (models/README.md, RULE 38 on) is decided on
 render seeds never used before, and only then are the real UNO photos measured, once. The
@@ -9,7 +9,9 @@ rules decide by the kinds' sum of cards read right per seed, their mean ECE, the
 part of ``near``'s ECE and the share of readings at 0.95 or more that are wrong. This command
 prints them all, read exactly as ``python -m vision.single_card synthetic:KIND --deck uno``
 reads, so anyone can rerun a rule's table; ``--out`` keeps every photo's reading, for a
-photo-by-photo comparison of two checkouts.
+photo-by-photo comparison of two checkouts. ``--deck any`` reads each photo as plain
+``cardtable detect`` (no ``--deck``) answers it instead, scored by its surest detection: the
+table RULE 49 and RULE 50 were decided on.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -29,6 +31,8 @@ from vision.calibration import reliability
 
 DECISION_KINDS = ("near", "webcam", "held", "closeup", "table", "tinted", "handheld")
 """The kinds a rule decides on (``handheld`` since RULE 47), in the model card's column order."""
+DECKS = ("uno", "any")
+"""How each photo is read: as ``--deck uno`` reads it, or as plain ``cardtable detect`` does."""
 SURE = 0.95
 """Readings at this confidence or more are the ones a wrong card must not hide in."""
 T = TypeVar("T")
@@ -80,10 +84,37 @@ def read_set(job: tuple[str, int, int]) -> list[Reading]:
     return out
 
 
+@cache
+def plain_detector() -> Callable[[np.ndarray], tuple[Any, ...]]:
+    """What plain ``cardtable detect`` (no ``--deck``) does with one still image
+    (:func:`vision.photo_detect.still_detector`, deck ``any``), loaded once per process."""
+    from vision.photo_detect import still_detector
+    from vision.recognise import TableReader
+
+    return still_detector(TableReader.load(), "any")
+
+
+def detect_set(job: tuple[str, int, int]) -> list[Reading]:
+    """Photos ``0..count-1`` of ``synthetic:kind`` at ``seed``, answered as plain ``cardtable
+    detect`` answers them: its surest detection is the reading; a photo with none is read
+    wrong (an empty code, confidence 0)."""
+    from vision.single_card import card_pose, synthetic_photos
+
+    kind, seed, count = job
+    detect = plain_detector()
+    out = []
+    for i, (code, img, quad) in enumerate(synthetic_photos(kind, count, seed)):
+        best = max(detect(img), key=lambda d: d.confidence, default=None)
+        read, p = ("", 0.0) if best is None else (best.code, best.confidence)
+        out.append(Reading(kind, seed, i, code, read, round(float(p), 6), card_pose(quad)))
+    return out
+
+
 def map_sets(read: Callable[[tuple[str, int, int]], T], kinds: Sequence[str],
-             seeds: Sequence[int], count: int, jobs: int = 1) -> list[T]:
+             seeds: Sequence[int], count: int, jobs: int = 1,
+             load: Callable[[], object] = shipped_uno_reader) -> list[T]:
     """``read`` of every ``(kind, seed, count)``, seed by seed, ``jobs`` at a time in worker
-    processes that each load :func:`shipped_uno_reader` once; an unknown kind fails first,
+    processes that each ``load`` what ``read`` reads with once; an unknown kind fails first,
     before minutes of reading."""
     from vision.single_card import synthetic_maker
 
@@ -92,14 +123,18 @@ def map_sets(read: Callable[[tuple[str, int, int]], T], kinds: Sequence[str],
     work = [(k, s, count) for s in seeds for k in kinds]
     if jobs <= 1:
         return [read(w) for w in work]
-    with ProcessPoolExecutor(jobs, initializer=shipped_uno_reader) as pool:
+    with ProcessPoolExecutor(jobs, initializer=load) as pool:
         return list(pool.map(read, work))
 
 
-def check(kinds: Sequence[str], seeds: Sequence[int], count: int, jobs: int = 1
-          ) -> list[Reading]:
-    """Every kind at every seed, read by :func:`read_set`."""
-    return [r for part in map_sets(read_set, kinds, seeds, count, jobs) for r in part]
+def check(kinds: Sequence[str], seeds: Sequence[int], count: int, jobs: int = 1,
+          deck: str = "uno") -> list[Reading]:
+    """Every kind at every seed, read by :func:`read_set` (``deck`` ``uno``) or answered by
+    :func:`detect_set` (``any``)."""
+    if deck not in DECKS:
+        raise ValueError(f"unknown deck {deck!r}: use one of {', '.join(DECKS)}")
+    read, load = (read_set, shipped_uno_reader) if deck == "uno" else (detect_set, plain_detector)
+    return [r for part in map_sets(read, kinds, seeds, count, jobs, load) for r in part]
 
 
 def summary(readings: Sequence[Reading]) -> str:
@@ -142,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=216, help="photos per kind and seed")
     ap.add_argument("--kinds", default=",".join(DECISION_KINDS),
                     help="comma-separated synthetic kinds (default: the decision kinds)")
+    ap.add_argument("--deck", choices=DECKS, default="uno",
+                    help="uno (default): read as `--deck uno` reads; any: answered as plain "
+                         "`cardtable detect` answers, its surest detection")
     ap.add_argument("--jobs", type=int, default=1, help="sets read at a time, one per core")
     ap.add_argument("--out", type=Path, default=None, help="every reading, as JSON lines")
     args = ap.parse_args(argv)
@@ -150,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds = [k for k in args.kinds.split(",") if k]
     if not kinds:
         raise ValueError("--kinds names no kind: give synthetic kinds, e.g. near,webcam")
-    readings = check(kinds, args.seeds, args.count, args.jobs)
+    readings = check(kinds, args.seeds, args.count, args.jobs, args.deck)
     print(summary(readings))
     if args.out is not None:
         args.out.write_text("".join(json.dumps(asdict(r)) + "\n" for r in readings))
