@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from vision.calibration import Reliability, reliability
-from vision.render_check import map_sets, shipped_uno_reader
+from vision.render_check import map_sets, set_jobs, shipped_uno_reader
 from vision.strip_classifier import fit_temperature, soften
 
 TUNING_SEEDS = (7, 123)
@@ -97,14 +97,14 @@ def collect(kinds: Sequence[str], seeds: Sequence[int], count: int, jobs: int = 
             ) -> FusedReadings:
     """Read ``count`` photos of every kind at every seed, ``jobs`` sets at a time."""
     done = map_sets(_read_set, kinds, seeds, count, jobs)
-    work = [(k, s) for s in seeds for k in kinds]
+    work = set_jobs(kinds, seeds, count)
     codes = done[0][2]
     index = {c: i for i, c in enumerate(codes)}
     sizes = [len(truth) for _, truth, _ in done]
     return FusedReadings(np.concatenate([p for p, _, _ in done]),
                          np.array([index[c] for _, truth, _ in done for c in truth]),
-                         tuple(str(k) for k in np.repeat([k for k, _ in work], sizes)),
-                         np.repeat([s for _, s in work], sizes), codes)
+                         tuple(str(k) for k in np.repeat([k for k, _, _ in work], sizes)),
+                         np.repeat([s for _, s, _ in work], sizes), codes)
 
 
 def rebias(readings: FusedReadings, bias: Mapping[str, float]) -> FusedReadings:

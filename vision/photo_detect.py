@@ -36,7 +36,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from protocol_runner.cards import BACK, standard_faces
+from protocol_runner.cards import BACK, standard_faces, uno_faces
 from vision.pip_suits import fuse_suits
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -108,6 +108,7 @@ PLAIN_CONFIDENCE = 0.9
 """The confidence of a plain face-down card: of the outlines the tests keep on the training
 split, 14 of 16 lie on a labelled back."""
 OUTLINE_CODES = frozenset(c.code for c in standard_faces()) - {"JK"}
+UNO_CODES = frozenset(c.code for c in uno_faces())
 """The codes an outline's index corners may be read as: the 52 faces, not the joker. WHY: the
 reader learned ``JK`` only from the labelled word "Joker" (this deck prints moons and stars in
 a joker's corners, and its outline crops were labelled ``none``), so an outline whose index
@@ -1090,12 +1091,13 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
             except SingleCardError:
                 cands = []
             single = single_card_detection(image, reader, cands, single_card_networks(reader))
-            if single and _uno_share(single[0], reader) >= UNO_SURE:
+            sure = bool(single) and _uno_share(single[0], reader) >= UNO_SURE
+            if sure:
                 stop.set()  # the photo reader's core is the fused reading's now
-                return (uno_card_detection(image, reader, cands) or single[0],)
-            found = tuple(pending.result())
-            if found or not single or single[0].code not in _uno_codes():
-                return found or single
+            elif found := tuple(pending.result()):
+                return found
+            if not single or not (sure or single[0].code in UNO_CODES):
+                return single
             return (uno_card_detection(image, reader, cands) or single[0],)
         finally:
             stop.set()  # a UNO card (or an error): the photo reader stops at its next stage
@@ -1137,20 +1139,12 @@ def _photo_reader(photo: PhotoReader | Callable[[], PhotoReader]) -> PhotoReader
     return photo if isinstance(photo, PhotoReader) else photo()
 
 
-@cache
-def _uno_codes() -> frozenset[str]:
-    from protocol_runner.cards import uno_faces
-
-    return frozenset(c.code for c in uno_faces())
-
-
 def _uno_share(detection: Any, reader: Any) -> float:
     """The probability the reader's classifier gives the UNO faces together for ``detection``."""
     if detection.probs is None:
         return 0.0
-    uno = _uno_codes()
     return float(sum(p for c, p in zip(reader.classes, detection.probs, strict=True)
-                     if c in uno))
+                     if c in UNO_CODES))
 
 
 def photo_options(root: Path, reader: Any, photos: str = "auto", split: str = "all"

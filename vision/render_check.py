@@ -70,18 +70,28 @@ def shipped_uno_reader() -> tuple[object, object]:
             CornerFusion.load(clf.classes, UNO_FACE_CODES))
 
 
-def read_set(job: tuple[str, int, int]) -> list[Reading]:
-    """Photos ``0..count-1`` of ``synthetic:kind`` at ``seed``, read as ``--deck uno`` reads."""
-    from vision.single_card import card_pose, read_single_card, synthetic_photos
-    from vision.synth.faces import UNO_FACE_CODES
+def _readings(job: tuple[str, int, int], read: Callable[[np.ndarray], tuple[str, float]]
+              ) -> list[Reading]:
+    """Photos ``0..count-1`` of ``synthetic:kind`` at ``seed`` (``job``), each read by ``read``
+    (the photo to its code and confidence)."""
+    from vision.single_card import card_pose, synthetic_photos
 
     kind, seed, count = job
-    networks, corners = shipped_uno_reader()
     out = []
     for i, (code, img, quad) in enumerate(synthetic_photos(kind, count, seed)):
-        _, read, p = read_single_card(img, networks, UNO_FACE_CODES, None, corners)
-        out.append(Reading(kind, seed, i, code, read, round(float(p), 6), card_pose(quad)))
+        answer, p = read(img)
+        out.append(Reading(kind, seed, i, code, answer, round(float(p), 6), card_pose(quad)))
     return out
+
+
+def read_set(job: tuple[str, int, int]) -> list[Reading]:
+    """The set ``job`` read as ``--deck uno`` reads."""
+    from vision.single_card import read_single_card
+    from vision.synth.faces import UNO_FACE_CODES
+
+    networks, corners = shipped_uno_reader()
+    return _readings(job, lambda img: read_single_card(img, networks, UNO_FACE_CODES, None,
+                                                       corners)[1:])
 
 
 @cache
@@ -95,19 +105,22 @@ def plain_detector() -> Callable[[np.ndarray], tuple[Any, ...]]:
 
 
 def detect_set(job: tuple[str, int, int]) -> list[Reading]:
-    """Photos ``0..count-1`` of ``synthetic:kind`` at ``seed``, answered as plain ``cardtable
-    detect`` answers them: its surest detection is the reading; a photo with none is read
-    wrong (an empty code, confidence 0)."""
-    from vision.single_card import card_pose, synthetic_photos
-
-    kind, seed, count = job
+    """The set ``job`` answered as plain ``cardtable detect`` answers it: its surest detection
+    is the reading; a photo with none is read wrong (an empty code, confidence 0)."""
     detect = plain_detector()
-    out = []
-    for i, (code, img, quad) in enumerate(synthetic_photos(kind, count, seed)):
+
+    def surest(img: np.ndarray) -> tuple[str, float]:
         best = max(detect(img), key=lambda d: d.confidence, default=None)
-        read, p = ("", 0.0) if best is None else (best.code, best.confidence)
-        out.append(Reading(kind, seed, i, code, read, round(float(p), 6), card_pose(quad)))
-    return out
+        return ("", 0.0) if best is None else (best.code, best.confidence)
+
+    return _readings(job, surest)
+
+
+def set_jobs(kinds: Sequence[str], seeds: Sequence[int], count: int
+             ) -> list[tuple[str, int, int]]:
+    """The ``(kind, seed, count)`` of every set, in the order :func:`map_sets` returns them:
+    seed by seed, the kinds in their order within each."""
+    return [(k, s, count) for s in seeds for k in kinds]
 
 
 def map_sets(read: Callable[[tuple[str, int, int]], T], kinds: Sequence[str],
@@ -120,7 +133,7 @@ def map_sets(read: Callable[[tuple[str, int, int]], T], kinds: Sequence[str],
 
     for kind in kinds:
         synthetic_maker(kind)
-    work = [(k, s, count) for s in seeds for k in kinds]
+    work = set_jobs(kinds, seeds, count)
     if jobs <= 1:
         return [read(w) for w in work]
     with ProcessPoolExecutor(jobs, initializer=load) as pool:

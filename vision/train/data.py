@@ -56,10 +56,10 @@ class CardRecipe:
     def for_seed(cls, seed: int) -> CardRecipe:
         """The recipe of ``cardtable train --part card --seed {seed}``.
 
-        Seeds 1 and 2 draw seed 0's stream of crops (:data:`FIRST_STREAM_SEEDS`), with recent
-        printings' details, the very same crops, and differ only in their weights' start and
-        batch order; a later training read beside them brings
-        data of its own to the average, not another look at the same crops, and its wide
+        Seeds 1 and 2 draw seed 0's stream of crops (:data:`FIRST_STREAM_SEEDS`) with recent
+        printings' details added: the same crops as each other, so they differ only in their
+        weights' start and batch order. A later training read beside them brings data of its
+        own to the average, not another look at the same crops, and its wide
         printings also draw other typefaces: :data:`~vision.synth.faces.OTHER_TYPEFACES`
         (forty-second session), and a fourth family from :data:`LATER_TYPEFACES_FROM` on
         (forty-third).
