@@ -139,6 +139,7 @@ def test_enrol_command(deck_folder: Path, tmp_path: Path, capsys: pytest.Capture
     assert main(["enrol", str(deck_folder), "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert out.is_file() and "enrolled 6 cards" in text and "corners of 6" in text
+    assert f"its blend is {DeckProfile.load(out).blend:.3f}" in text
 
 
 @pytest.mark.parametrize(
@@ -317,7 +318,17 @@ def test_enrolment_on_renders_keeps_reading_held_up_cards(clf: CardClassifier) -
 
     corners = CornerFusion.load(clf.classes, UNO_FACE_CODES)
     line = evaluate_synthetic("held", 12, clf, UNO_FACE_CODES, corners, seed=5, enrol_style=3)
-    assert line.startswith("enrolled style 3") and float(line.split("top-1 ")[1].split()[0]) >= 0.6
+    assert line.startswith("enrolled style 3 (blend ")
+    assert float(line.split("top-1 ")[1].split()[0]) >= 0.6
+
+
+def test_a_printing_read_without_a_profile(clf: CardClassifier) -> None:
+    """``--printing`` renders the same photos as ``--enrol-style`` and reads them plainly: the
+    figure enrolment is measured against."""
+    from vision.synth.faces import UNO_FACE_CODES
+
+    line = evaluate_synthetic("held", 4, clf, UNO_FACE_CODES, None, seed=5, printed="thin:1")
+    assert line.startswith("printing thin:1, no profile: synthetic held: photos 4")
 
 
 @pytest.fixture(scope="module")
@@ -366,3 +377,49 @@ def test_a_missing_profile_is_a_clear_error(argv: list[str], tmp_path: Path,
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "cardtable: error: cannot read deck profile" in err
+
+
+@pytest.mark.parametrize(("truth", "blend"), [
+    ([1.0, 1.0, 1.0], 0.0),        # the reader already reads the deck: nothing to adapt
+    ([0.9, 0.8, 1.0], 0.1),        # what it misses of the user's photos
+    ([0.5], 0.5),
+    ([0.0, 0.1], 0.7),             # never more than BLEND
+    ([], 0.7),                     # nothing to measure: the mat's blend
+])
+def test_a_photo_profile_blends_what_the_plain_reader_misses(truth: list[float],
+                                                             blend: float) -> None:
+    from vision.enrol import plain_shortfall
+
+    assert plain_shortfall(truth) == pytest.approx(blend)
+
+
+def test_a_profile_adapts_the_whole_ensemble(clf: CardClassifier, style: UnoStyle) -> None:
+    """RULE 52: a profile reads with every network of an ensemble (both ways up), its
+    prototypes matched by the member whose features they are; at blend 0 it reads exactly as
+    the ensemble does, and an ensemble with no member of its digest is refused."""
+    from vision.classifier import Ensemble
+
+    hot = replace(clf, temperature=clf.temperature * 3)
+    crops = [locate_card(_photo(c, 700 + i, style)[0], classifier=clf).crop
+             for i, c in enumerate(DECK)]
+    feats = clf.embed(crops)
+    profile = DeckProfile(tuple(DECK), feats, tuple(clf.classes), blend=0.0,
+                          model_digest=clf.digest)
+    ens = Ensemble((hot, clf))
+    assert np.allclose(profile.predict(ens, crops, both_ways=True),
+                       ens.predict(crops, both_ways=True))
+    # all on the prototypes: each crop is its own prototype's card
+    full = replace(profile, blend=1.0).predict(ens, crops, both_ways=True)
+    assert [clf.classes[int(k)] for k in full.argmax(1)] == DECK
+    stranger = replace(profile, model_digest="c3d4e5f6a7b8c9d0")
+    with pytest.raises(EnrolError, match="retrained since"):
+        stranger.predict(ens, crops)
+
+
+def test_enrolling_a_familiar_printing_barely_blends(deck_folder: Path,
+                                                    clf: CardClassifier) -> None:
+    """The rendered deck of this module is one the networks read: its photos are read right
+    and the profile's blend is what they miss, far under the mat's 0.7."""
+    profile = enrol(enrolment_photos(deck_folder), clf)
+    assert all(p.read_as == p.code for p in profile.photos)
+    assert 0.0 <= profile.blend < 0.2

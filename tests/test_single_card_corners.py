@@ -709,10 +709,12 @@ def test_detect_reads_a_uno_photo_as_the_single_card_reader_does(table_reader, c
 def test_the_uno_check_reads_the_located_card_with_the_single_card_networks(table_reader,
                                                                            tmp_path):
     """Plain `cardtable detect` asks whether a photo is one UNO card with the networks that read
-    it (RULE 49): a user's own model, or a deck enrolled from photos, is read alone."""
+    it (RULE 49): a user's own model is read alone; a deck enrolled from photos adapts the
+    shipped networks' reading, not one network's (RULE 52)."""
     from dataclasses import replace
 
     from vision.classifier import Ensemble
+    from vision.enrol import DeckProfile
     from vision.photo_detect import still_detector
     from vision.recognise import single_card_networks
     from vision.synth.photos import webcam_card_photo
@@ -721,6 +723,11 @@ def test_the_uno_check_reads_the_located_card_with_the_single_card_networks(tabl
     assert isinstance(nets, Ensemble) and nets.members[0] is table_reader.classifier
     own = replace(table_reader, model_path=tmp_path / "mine.onnx")
     assert single_card_networks(own) is table_reader.classifier
+    enrolled = replace(table_reader, profile=DeckProfile(
+        ("7R",), np.ones((1, 4), np.float32), table_reader.classes,
+        model_digest=table_reader.classifier.digest))
+    assert enrolled.photo_profile is not None
+    assert single_card_networks(enrolled) == nets
     # a rendered 0G held to a webcam (a decision seed of RULE 49): the first network alone gave
     # the UNO faces under 0.9 together, and plain detect read the card as a +2G at 0.19
     image = webcam_card_photo("0G", np.random.default_rng([10707, 26]))[0]
@@ -823,6 +830,8 @@ def test_a_card_held_close_is_read_as_the_upright_card_its_end_belongs_to(
 @pytest.mark.parametrize(("argv", "message"), [
     (["synthetic:held", "--profile", "deck.npz"], "--enrol-style SEED"),  # was ignored silently
     (["synthetic:beach"], "no synthetic set 'beach'"),
+    (["synthetic:held", "--printing", "thin:1", "--enrol-style", "thin:1"], "give one of them"),
+    (["synthetic:held", "--printing", "bold:1"], "give KIND:SEED"),
 ])
 def test_single_card_refuses_what_it_cannot_do(argv: list[str], message: str):
     from vision.single_card import SingleCardError, main

@@ -4,10 +4,13 @@ WHY prototypes: the classifier learned from renders, and a real deck's printing 
 ellipse, its exact colours) is the largest gap left between renders and photos. One photo per card
 is too little to fine-tune a network on a 2-core CPU in seconds, but enough to place one point per
 card in the classifier's own embedding space (its penultimate features, the ONNX model's second
-output). A new crop is then read by blending the classifier's probabilities with a softmax over
-cosine similarities to the enrolled cards. Both constants of the blend are fixed a priori (not
-fitted on any test photo). The profile is a small ``.npz``: codes, prototypes, constants and the
-class list of the model it was made with (a profile only fits that model).
+output). A new crop is then read by blending the reader's probabilities (all its whole-card
+networks) with a softmax over cosine similarities to the enrolled cards. The similarities'
+temperature is fixed a priori; the blend of a profile made from photos is what the reader
+without a profile misses of those very photos (:func:`plain_shortfall`), so a deck it already
+reads is left as it reads it (RULE 52), and a mat profile's is :data:`BLEND`. Neither is fitted
+on any test photo. The profile is a small ``.npz``: codes, prototypes, constants and the class
+list and digest of the model it was made with (a profile only fits that model).
 
 The corner indices are adapted the same way (:meth:`DeckProfile.adapt_corners`): the strip
 network (:mod:`vision.corner_index`) has no embedding output, so a card's corner prototype is its
@@ -38,8 +41,15 @@ import cv2
 import numpy as np
 
 from protocol_runner.cards import BACK
-from vision.classifier import CardClassifier, _softmax
-from vision.single_card import SingleCardError, locate_card, read_image, read_labels
+from vision.classifier import CardClassifier, Ensemble, _softmax
+from vision.single_card import (
+    Located,
+    SingleCardError,
+    locate_card,
+    read_image,
+    read_labels,
+    read_single_card_probs,
+)
 from vision.strip_classifier import NO_INDEX
 
 if TYPE_CHECKING:
@@ -49,7 +59,9 @@ if TYPE_CHECKING:
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 PHOTOS, MAT = "photos", "mat"
 PROTO_TEMPERATURE = 0.05  # cosine similarities are compared at this softness
-BLEND = 0.7  # weight of the enrolled prototypes against the plain classifier
+BLEND = 0.7
+"""Weight of the enrolled prototypes against the plain reading: a mat profile's, and the most
+a photo profile's may be (:func:`plain_shortfall`)."""
 
 
 class EnrolError(ValueError):
@@ -183,38 +195,53 @@ class DeckProfile:
             out[seen, self.strip_classes.index(NO_INDEX)] = none[:, 0]
         return out
 
-    def check_model(self, classifier: CardClassifier) -> None:
-        """Refuse a profile whose prototypes are features of another whole-card classifier:
+    def check_model(self, classifier: CardClassifier | Ensemble) -> None:
+        """Refuse a profile whose prototypes are features of none of ``classifier``'s networks:
         other classes, or other weights (retrained since with the same classes, or a profile
         saved before its classifier was recorded), whose features the prototypes do not
         match."""
+        self._own_network(classifier)
+
+    def _own_network(self, classifier: CardClassifier | Ensemble) -> CardClassifier:
+        """The network of ``classifier`` (one, or a member of an ensemble) whose features the
+        prototypes are (see :meth:`check_model`)."""
         if tuple(classifier.classes) != self.model_classes:
             raise EnrolError(
                 "this deck profile was made with another classifier (its class list differs): "
                 "run `cardtable enrol` again with the current model"
             )
-        if classifier.digest != self.model_digest:
-            raise EnrolError(
-                "this deck profile was made with another classifier (retrained since, or the "
-                "profile is older than the record of it): run `cardtable enrol` again with the "
-                "current model")
+        for net in getattr(classifier, "members", (classifier,)):
+            if net.digest == self.model_digest:
+                return net
+        raise EnrolError(
+            "this deck profile was made with another classifier (retrained since, or the "
+            "profile is older than the record of it): run `cardtable enrol` again with the "
+            "current model")
 
-    def predict(self, classifier: CardClassifier, crops: list[np.ndarray],
+    def predict(self, classifier: CardClassifier | Ensemble, crops: list[np.ndarray],
                 both_ways: bool = False) -> np.ndarray:
-        """Probabilities (N, C) over the classifier's classes, adapted to the enrolled deck;
+        """Probabilities (N, C) over the classifier's classes, adapted to the enrolled deck:
+        ``classifier``'s own reading (an :class:`vision.classifier.Ensemble` reads with all its
+        networks) blended by :attr:`blend` with a softmax over the similarities of the crops'
+        features to the prototypes, taken from the network they were made with.
         ``both_ways`` also reads each crop turned 180° and averages, as
-        :meth:`CardClassifier.predict` does."""
-        if both_ways and len(crops):
-            turned = [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
-            p = self.predict(classifier, list(crops) + turned)
-            return (p[: len(crops)] + p[len(crops):]) / 2
-        self.check_model(classifier)
-        logits, feats = classifier.run(crops)
-        p_clf = _softmax(logits / classifier.temperature)
-        if len(self.codes) == 0 or len(feats) == 0:
+        :meth:`CardClassifier.predict` does.
+
+        WHY the whole classifier and not the prototypes' network alone: a profile used to
+        replace the later trainings and the second way up by one network read one way, and
+        enrolment then read a familiar deck worse than no enrolment (models/README.md, RULE
+        52)."""
+        net = self._own_network(classifier)
+        p_clf = classifier.predict(crops, both_ways=both_ways)
+        if len(self.codes) == 0 or len(crops) == 0:
             return p_clf
+        views = list(crops)
+        if both_ways:
+            views += [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
+        _, feats = net.run(views)
         f = feats / np.maximum(np.linalg.norm(feats, axis=1, keepdims=True), 1e-9)
         p_proto = _softmax((f @ self.prototypes.T) / self.temperature)
+        p_proto = p_proto.reshape(len(views) // len(crops), len(crops), -1).mean(0)
         full = np.zeros_like(p_clf)
         cols = [classifier.classes.index(c) for c in self.codes]
         np.add.at(full, (slice(None), cols), p_proto)
@@ -246,7 +273,8 @@ def enrolment_photos(source: str | Path) -> list[EnrolPhoto]:
 
 
 def enrol(photos: list[EnrolPhoto], classifier: CardClassifier,
-          corners: CornerFusion | None = None) -> DeckProfile:
+          corners: CornerFusion | None = None,
+          networks: CardClassifier | Ensemble | None = None) -> DeckProfile:
     """Build the deck profile from photos on disk (see :func:`enrol_images`), reading them one
     at a time (a deck's full-size photos need not all be in memory at once)."""
 
@@ -257,7 +285,7 @@ def enrol(photos: list[EnrolPhoto], classifier: CardClassifier,
             except SingleCardError as exc:
                 raise EnrolError(f"{photo.path}: {exc}") from exc
 
-    return enrol_images(photos, images(), classifier, corners)
+    return enrol_images(photos, images(), classifier, corners, networks)
 
 
 def _unit_rows(x: np.ndarray) -> np.ndarray:
@@ -265,37 +293,73 @@ def _unit_rows(x: np.ndarray) -> np.ndarray:
 
 
 def enrol_images(photos: Sequence[EnrolPhoto], images: Iterable[np.ndarray],
-                 classifier: CardClassifier, corners: CornerFusion | None = None
-                 ) -> DeckProfile:
-    """Build the deck profile: each photo's card is located, rectified and embedded, upright and
-    turned 180° (a card may lie either way); a code's prototype is the mean of its views. With
-    ``corners`` (UNO decks), each card's two index corners are read by the strip network too
-    and a code's corner prototype is the mean of those readings (codes the strip network does
-    not know get none)."""
+                 classifier: CardClassifier, corners: CornerFusion | None = None,
+                 networks: CardClassifier | Ensemble | None = None) -> DeckProfile:
+    """Build the deck profile: each photo's card is located, rectified and embedded by
+    ``classifier``, upright and turned 180° (a card may lie either way); a code's prototype is
+    the mean of its views. With ``corners`` (UNO decks), each card's two index corners are read
+    by the strip network too and a code's corner prototype is the mean of those readings (codes
+    the strip network does not know get none).
+
+    Each photo is also read as it would be without a profile, by ``networks`` (the whole-card
+    networks the reader uses; ``classifier`` when None) and ``corners``: that reading is what
+    :attr:`EnrolPhoto.read_as` records, and its shortfall on the user's own photos is the
+    profile's blend (:func:`plain_shortfall`)."""
     unknown = sorted({p.code for p in photos} - set(classifier.classes))
     if unknown:
         raise EnrolError(f"the classifier has no class for {', '.join(unknown)}")
+    networks = classifier if networks is None else networks
     views: dict[str, list[np.ndarray]] = {}
     corner_views: dict[str, list[np.ndarray]] = {}
     read: list[EnrolPhoto] = []
+    truth: list[float] = []
     for photo, image in zip(photos, images, strict=True):
         try:
             loc = locate_card(image, classifier=classifier)
+            code, p, p_true = _plain_reading(image, loc, photo.code, networks, corners)
         except SingleCardError as exc:
             raise EnrolError(f"{photo.path}: {exc}") from exc
         crops = [loc.crop, cv2.rotate(loc.crop, cv2.ROTATE_180)]
-        emb = classifier.embed(crops)
-        probs = classifier.predict(crops[:1])[0]
-        i = int(probs.argmax())
-        read.append(EnrolPhoto(photo.path, photo.code, classifier.classes[i], float(probs[i])))
-        views.setdefault(photo.code, []).extend(emb)
+        views.setdefault(photo.code, []).extend(classifier.embed(crops))
+        read.append(EnrolPhoto(photo.path, photo.code, code, p))
+        truth.append(p_true)
         if corners is not None and photo.code in corners.codes:
             rows = corners.corner_probs(image, loc.quad)
             corner_views.setdefault(photo.code, []).extend(
                 r for r in rows if not np.isnan(r).any())
     return _profile(views, corner_views, classifier,
                     tuple(corners.strip.classes) if corners else (), tuple(read), PHOTOS,
-                    corners.strip.digest if corners else "")
+                    corners.strip.digest if corners else "", plain_shortfall(truth))
+
+
+def _plain_reading(image: np.ndarray, loc: Located, code: str,
+                   networks: CardClassifier | Ensemble, corners: CornerFusion | None
+                   ) -> tuple[str, float, float]:
+    """How the reader reads an enrolment photo without a profile: (its code, its probability,
+    the probability of the photo's true ``code``). With ``corners``, as a photo of one UNO card
+    is read (:func:`vision.single_card.read_single_card_probs`); without, the whole card at
+    ``loc`` both ways up."""
+    if corners is not None:
+        _, read, p, probs, codes = read_single_card_probs(image, networks, None, None, corners)
+        return read, p, float(probs[codes.index(code)]) if code in codes else 0.0
+    probs = networks.predict([loc.crop], both_ways=True)[0]
+    k = int(probs.argmax())
+    return networks.classes[k], float(probs[k]), float(probs[networks.classes.index(code)])
+
+
+def plain_shortfall(truth: Sequence[float]) -> float:
+    """The blend of a profile enrolled from photos: 1 − the mean probability the reader
+    without a profile gives the true code of the user's own photos, at most :data:`BLEND`.
+
+    WHY: the profile's prototypes are a second reader, right on the deck's own photos by
+    construction, and the plain reader's shortfall on those photos is the one measure at hand
+    of how much it misses on this deck. A printing the reader already reads gets almost no
+    adaptation (a blend of 0.7, fixed a priori when the reader read 65% of the real photos,
+    read a familiar deck worse than no profile); an unfamiliar one gets it in proportion to
+    what is missing (models/README.md, RULE 52)."""
+    if not truth:
+        return BLEND
+    return float(min(BLEND, max(0.0, 1.0 - float(np.mean(truth)))))
 
 
 def _index_part(p: np.ndarray, strip_classes: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -323,8 +387,8 @@ corner), so nothing of a test card's corner should be matched to it."""
 
 def _profile(views: dict[str, list[np.ndarray]], corner_views: dict[str, list[np.ndarray]],
              classifier: CardClassifier, strip_classes: tuple[str, ...],
-             read: tuple[EnrolPhoto, ...], source: str, strip_digest: str = ""
-             ) -> DeckProfile:
+             read: tuple[EnrolPhoto, ...], source: str, strip_digest: str = "",
+             blend: float = BLEND) -> DeckProfile:
     """A code's prototype is the mean of its embeddings; its corner prototype the mean of its
     corners' readings of an index (:func:`_index_part`), square-rooted (codes with no corner
     seen, or whose corners mostly read no index, ``NO_INDEX_SHARE``, get none)."""
@@ -342,7 +406,7 @@ def _profile(views: dict[str, list[np.ndarray]], corner_views: dict[str, list[np
                        photos=read, corner_codes=corner_codes, corner_prototypes=corner_protos,
                        strip_classes=strip_classes if corner_codes else (),
                        strip_digest=strip_digest if corner_codes else "",
-                       model_digest=classifier.digest, source=source)
+                       model_digest=classifier.digest, source=source, blend=blend)
 
 
 # ----------------------------------------------------------------------------- on the mat

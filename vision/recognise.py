@@ -442,8 +442,9 @@ def single_card_detection(image: np.ndarray, reader: TableReader,
 def single_card_networks(reader: TableReader) -> Any:
     """What reads the whole face of a photo's one card: the reader's classifier with the shipped
     later trainings beside it (:func:`vision.classifier.with_later_trainings`), or the one
-    classifier alone when a deck is enrolled from photos (a profile adapts one network's
-    features) or the model is the user's own.
+    classifier alone when the model is the user's own. A deck enrolled from photos adapts
+    their reading (:meth:`vision.enrol.DeckProfile.predict`; until RULE 52 it replaced them by
+    the one network whose features its prototypes are).
 
     WHY for the UNO check too (fifty-fourth session, RULE 49): averaged, the networks give a
     photo of standard cards a high P(UNO) far less often than the first one alone (4 of the CC
@@ -451,8 +452,6 @@ def single_card_networks(reader: TableReader) -> Any:
     often (520 of 648 held to a webcam, against 507)."""
     from vision.classifier import with_later_trainings
 
-    if reader.photo_profile is not None:
-        return reader.classifier
     return with_later_trainings(reader.classifier, reader.model_path)
 
 

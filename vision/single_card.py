@@ -853,9 +853,9 @@ def read_single_card(image: np.ndarray, classifier: object,
                      cands: Sequence[Candidate] | None = None) -> tuple[Located, str, float]:
     """Locate the card of ``image`` and read it: (where it is, its code, the probability).
 
-    The crop is read both ways up by the whole-card ``classifier``, or by ``adapter`` (an
-    enrolled deck profile with ``.predict(classifier, crops)``) instead; ``allowed`` restricts
-    the answer to a deck's codes (the game knows its deck); ``corners`` (a
+    The crop is read both ways up by the whole-card ``classifier``, through ``adapter`` when
+    given (an enrolled deck profile with ``.predict(classifier, crops, both_ways)``);
+    ``allowed`` restricts the answer to a deck's codes (the game knows its deck); ``corners`` (a
     :class:`vision.corner_index.CornerFusion`) adds the two corner indices of the card, and
     then chooses among the proposals within ``FUSED_MARGIN`` of the best geometric score (and
     the upright cards that one lying wider than tall could be the end of, :func:`card_ends`,
@@ -893,7 +893,7 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
     def read(crops: list[np.ndarray]) -> np.ndarray:
         if adapter is None:
             return classifier.predict(crops, both_ways=True)  # type: ignore[attr-defined]
-        return adapter.predict(classifier, crops)  # type: ignore[attr-defined]
+        return adapter.predict(classifier, crops, both_ways=True)  # type: ignore[attr-defined]
 
     if corners is not None:
         # near-ties of the geometry go to the proposal both readers explain best
@@ -1036,9 +1036,23 @@ def _by_pose(poses: Sequence[str], hits: Sequence[bool]) -> str:
     return "by pose: " + ", ".join(f"{p} {a}/{n}" for p, (a, n) in counts.items() if n)
 
 
+def style_of(spec: int | str) -> object:
+    """The UNO printing of ``--enrol-style`` / ``--printing``: a bare seed is the style
+    ``draw_uno_style`` draws from it (``plain:SEED``), else a printing of
+    :func:`vision.synth.faces.printing` (``thin:1``: numerals in a font no render uses)."""
+    from vision.synth.faces import FaceError, printing
+
+    spec = str(spec)
+    try:
+        return printing(f"plain:{spec}" if spec.isdigit() else spec)
+    except FaceError as exc:
+        raise SingleCardError(str(exc)) from exc
+
+
 def evaluate_synthetic(kind: str, count: int, classifier: object,
                        allowed: tuple[str, ...] | None = None, corners: object | None = None,
-                       seed: int = 99, enrol_style: int | None = None) -> str:
+                       seed: int = 99, enrol_style: int | str | None = None,
+                       printed: str | None = None) -> str:
     """Locator and reader on ``count`` rendered single-card photos whose quad and code are known:
     ``table`` (a card lying on a table), ``held`` (held up to a webcam, often cut off),
     ``tinted`` (held, under strongly coloured light), ``closeup`` (a card filling the photo) or
@@ -1049,26 +1063,32 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
     Seeds ``[seed, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real
     photo.
 
-    ``enrol_style``: every face is drawn in one printing (``draw_uno_style`` of that seed), the
-    deck is first enrolled from one table photo of each of its 54 faces (seeds
-    ``[seed, 10000 + j]``), and the test photos are read through that profile."""
-    from vision.synth.faces import UNO_FACE_CODES, draw_uno_style, render_face
+    ``enrol_style``: every face is drawn in one printing (:func:`style_of`: a seed of
+    ``draw_uno_style``, or a printing such as ``thin:1``), the deck is first enrolled from one
+    table photo of each of its 54 faces (seeds ``[seed, 10000 + j]``), and the test photos are
+    read through that profile. ``printed``: the same printing read without a profile, the
+    figure enrolment is measured against."""
+    from vision.synth.faces import UNO_FACE_CODES, render_face
     from vision.synth.photos import single_card_photo
 
     synthetic_maker(kind)  # an unknown kind fails before any enrolment
     style, adapter, head = None, None, ""
+    if printed is not None:
+        style, head = style_of(printed), f"printing {printed}, no profile: "
     if enrol_style is not None:
         from vision.enrol import EnrolPhoto, enrol_images
 
-        style = draw_uno_style(np.random.default_rng(enrol_style))
+        style = style_of(enrol_style)
         photos, images = [], []
         for j, code in enumerate(UNO_FACE_CODES):
             rng = np.random.default_rng([seed, 10000 + j])
             face = render_face(code, rng, size=(200, 300), style=style)
             images.append(single_card_photo(code, rng, face=face)[0])
             photos.append(EnrolPhoto(f"render-{j}", code))
-        adapter = enrol_images(photos, images, classifier, corners)  # type: ignore[arg-type]
-        head = f"enrolled style {enrol_style}: "
+        # the prototypes are the first network's features; the plain reading is all of them
+        first = getattr(classifier, "members", (classifier,))[0]
+        adapter = enrol_images(photos, images, first, corners, classifier)  # type: ignore[arg-type]
+        head = f"enrolled style {enrol_style} (blend {adapter.blend:.3f}): "
     ious, ms, colour, conf, hits, poses = [], [], 0, [], [], []
     for code, img, quad in synthetic_photos(kind, count, seed, style):
         poses.append(card_pose(quad))
@@ -1114,9 +1134,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--group", default=None, help="only rows whose group starts with this")
     ap.add_argument("--source", default=None, help="only rows whose source column is this")
     ap.add_argument("--profile", type=Path, default=None, help="enrolled deck profile (.npz)")
-    ap.add_argument("--enrol-style", type=int, default=None,
-                    help="synthetic: render one printing (this seed), enrol it from table "
-                         "photos, then read the test photos through the profile")
+    ap.add_argument("--enrol-style", default=None,
+                    help="synthetic: render one printing (a seed, or plain:SEED, thin:SEED, "
+                         "classic), enrol it from table photos, then read the test photos "
+                         "through the profile")
+    ap.add_argument("--printing", default=None,
+                    help="synthetic: render one printing (as --enrol-style) and read it without "
+                         "a profile: the figure enrolment is measured against")
     ap.add_argument("--enrol-group", default=None,
                     help="measure enrolment: enrol on this group's photos (kept in memory only), "
                          "test on the other rows")
@@ -1133,17 +1157,19 @@ def main(argv: list[str] | None = None) -> int:
 
         corners = CornerFusion.load(clf.classes, allowed, balance=args.balance == "on",
                                     colour=args.colour == "on")
-    # the photo of one card is read by the shipped later trainings too, unless a deck is
-    # enrolled (a profile adapts one classifier's features)
+    # the photo of one card is read by the shipped later trainings too (a deck's profile
+    # adapts their reading)
     both = with_later_trainings(clf, args.model)
     if str(args.labels).startswith("synthetic:"):
         if args.profile is not None:
             raise SingleCardError("--profile reads the photos of a labels.csv; rendered photos "
                                   "are read through a rendered printing's profile with "
                                   "--enrol-style SEED")
-        print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count,
-                                 clf if args.enrol_style is not None else both, allowed,
-                                 corners, args.seed, args.enrol_style))
+        if args.printing is not None and args.enrol_style is not None:
+            raise SingleCardError("--printing reads a printing without a profile and "
+                                  "--enrol-style through one: give one of them")
+        print(evaluate_synthetic(str(args.labels).split(":", 1)[1], args.count, both, allowed,
+                                 corners, args.seed, args.enrol_style, args.printing))
         return 0
     rows = read_labels(args.labels)
     enrol_rows = [r for r in rows if r["group"] == args.enrol_group] if args.enrol_group else []
@@ -1162,11 +1188,11 @@ def main(argv: list[str] | None = None) -> int:
     if enrol_rows:
         from vision.enrol import EnrolPhoto, enrol
 
-        adapter = enrol([EnrolPhoto(r["path"], r["code"]) for r in enrol_rows], clf, corners)
-        print(f"enrolled {len(adapter.codes)} cards from group {args.enrol_group}; "
-              f"testing on {len(rows)} other photos")
-    print(evaluate_single_cards(rows, clf if adapter is not None else both, allowed, adapter,
-                                corners).text())
+        adapter = enrol([EnrolPhoto(r["path"], r["code"]) for r in enrol_rows], clf, corners,
+                        both)
+        print(f"enrolled {len(adapter.codes)} cards from group {args.enrol_group} (blend "
+              f"{adapter.blend:.3f}); testing on {len(rows)} other photos")
+    print(evaluate_single_cards(rows, both, allowed, adapter, corners).text())
     return 0
 
 
