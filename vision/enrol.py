@@ -70,7 +70,8 @@ class EnrolError(ValueError):
 
 @dataclass(frozen=True)
 class EnrolPhoto:
-    """One enrolment photo: its code, where it is, and how the plain classifier read it."""
+    """One enrolment photo: its code, where it is, and how the reader without a profile read
+    it (its code and probability)."""
 
     path: str
     code: str
