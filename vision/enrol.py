@@ -43,8 +43,10 @@ import numpy as np
 from protocol_runner.cards import BACK
 from vision.classifier import CardClassifier, Ensemble, _softmax
 from vision.single_card import (
+    Candidate,
     Located,
     SingleCardError,
+    candidates,
     locate_card,
     read_image,
     read_labels,
@@ -316,8 +318,9 @@ def enrol_images(photos: Sequence[EnrolPhoto], images: Iterable[np.ndarray],
     truth: list[float] = []
     for photo, image in zip(photos, images, strict=True):
         try:
-            loc = locate_card(image, classifier=classifier)
-            code, p, p_true = _plain_reading(image, loc, photo.code, networks, corners)
+            cands = candidates(image)  # found once for the prototypes and the plain reading
+            loc = locate_card(image, classifier=classifier, cands=cands)
+            code, p, p_true = _plain_reading(image, loc, cands, photo.code, networks, corners)
         except SingleCardError as exc:
             raise EnrolError(f"{photo.path}: {exc}") from exc
         crops = [loc.crop, cv2.rotate(loc.crop, cv2.ROTATE_180)]
@@ -333,15 +336,16 @@ def enrol_images(photos: Sequence[EnrolPhoto], images: Iterable[np.ndarray],
                     corners.strip.digest if corners else "", plain_shortfall(truth))
 
 
-def _plain_reading(image: np.ndarray, loc: Located, code: str,
+def _plain_reading(image: np.ndarray, loc: Located, cands: Sequence[Candidate], code: str,
                    networks: CardClassifier | Ensemble, corners: CornerFusion | None
                    ) -> tuple[str, float, float]:
     """How the reader reads an enrolment photo without a profile: (its code, its probability,
     the probability of the photo's true ``code``). With ``corners``, as a photo of one UNO card
-    is read (:func:`vision.single_card.read_single_card_probs`); without, the whole card at
-    ``loc`` both ways up."""
+    is read (:func:`vision.single_card.read_single_card_probs`, from the photo's proposals
+    ``cands``); without, the whole card at ``loc`` both ways up."""
     if corners is not None:
-        _, read, p, probs, codes = read_single_card_probs(image, networks, None, None, corners)
+        _, read, p, probs, codes = read_single_card_probs(image, networks, None, None, corners,
+                                                          cands=cands)
         return read, p, float(probs[codes.index(code)]) if code in codes else 0.0
     probs = networks.predict([loc.crop], both_ways=True)[0]
     k = int(probs.argmax())

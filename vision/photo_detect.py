@@ -108,13 +108,15 @@ PLAIN_CONFIDENCE = 0.9
 """The confidence of a plain face-down card: of the outlines the tests keep on the training
 split, 14 of 16 lie on a labelled back."""
 OUTLINE_CODES = frozenset(c.code for c in standard_faces()) - {"JK"}
-UNO_CODES = frozenset(c.code for c in uno_faces())
 """The codes an outline's index corners may be read as: the 52 faces, not the joker. WHY: the
 reader learned ``JK`` only from the labelled word "Joker" (this deck prints moons and stars in
 a joker's corners, and its outline crops were labelled ``none``), so an outline whose index
 corners read ``JK`` shows something else there: on the training split both such outlines were
 false cards (a desk, an 8 of hearts held up to a webcam). A joker's outline is found by its
 word instead (:meth:`PhotoReader.jokers`); the spotter's jokers, read from the word, stay."""
+UNO_CODES = frozenset(c.code for c in uno_faces())
+"""The 54 UNO faces: what P(UNO) sums (:func:`_uno_share`), and the top codes of the located
+card that plain detect reads with its corners (:func:`detect_with_photo_fallback`)."""
 JOKER_MIN = 0.9
 """Least probability of ``JK`` with which the corner reader must read the word squares at both
 ends of an outline (:func:`vision.photo_cards.word_squares`) for it to be a joker
