@@ -24,6 +24,7 @@ from vision.corner_index import (
     cut_edges,
     fuse,
     grown_completion,
+    hidden_completions,
     index_readings,
     index_shown,
     inside_share,
@@ -50,7 +51,9 @@ from vision.single_card import (
 from vision.strip_classifier import StripClassifierError
 from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES, canonical_face
 from vision.synth.photos import (
+    GRIP_COVER,
     HANDHELD_HEIGHTS,
+    _fingers_across,
     held_card_photo,
     single_card_photo,
     webcam_card_photo,
@@ -173,6 +176,59 @@ def test_a_card_larger_than_its_completion_is_read_at_a_grown_card(fusion: Corne
 
 
 @pytest.mark.parametrize(("quad", "expected"), [
+    # a card's shape (within 3%): nothing is hidden
+    (_box(100, 100, 300, 100 + 200 * CARD_RATIO), []),
+    (_box(100, 100, 300, 100 + 0.98 * 200 * CARD_RATIO), []),
+    # shorter than a card: the card that keeps its top edge and runs on down
+    (_box(100, 50, 300, 300), [_box(100, 50, 300, 50 + 200 * CARD_RATIO)]),
+    # the same quad given from another corner: ordered portrait first
+    (np.roll(_box(100, 50, 300, 300), 2, axis=0), [_box(100, 50, 300, 50 + 200 * CARD_RATIO)]),
+    # narrower than a card: the card that keeps its left edge and runs on across
+    (_box(100, 50, 200, 50 + 200 * CARD_RATIO),
+     [_box(100, 50, 100 + 200, 50 + 200 * CARD_RATIO)]),
+])
+def test_hidden_completions(quad, expected):
+    got = hidden_completions(quad)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert np.allclose(g, e, atol=0.5)
+
+
+@pytest.mark.parametrize("code", ["7G", "3B", "8Y", "2R", "9B", "5R"])
+def test_a_gripped_card_is_read_at_its_seen_top_left_corner(fusion: CornerFusion, code: str):
+    """A card whose top edge touches the photo's and whose lower 28% is under the fingers: the
+    completion grows it upwards, out of the photo, and its top-left index is not read there;
+    read as the card that runs on down under the fingers (:func:`hidden_completions`), it is."""
+    photo = np.full((480, 640, 3), 200, np.uint8)
+    photo[4:356, 200:428] = canonical_face(code, (228, 352))
+    fingers = 4 + int(0.72 * 352)
+    photo[fingers:, 150:480] = (110, 140, 190)
+    seen = _box(200, 4, 428, fingers)
+    k = fusion.strip.classes.index(code)
+    at_completed = read_corners(fusion.strip, photo, [complete_quad(seen, photo.shape[:2])])[0]
+    assert np.isnan(at_completed[0]).all()
+    assert fusion.corner_probs(photo, seen)[0, k] >= 0.9
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fingers_across_hide_the_lower_end_not_the_top(seed: int):
+    """``synthetic:gripped``'s fingers (:func:`_fingers_across`) cover the card's lower end
+    up to the least of :data:`GRIP_COVER`, each from beyond one side at least a fifth of the
+    way across, and leave its upper end as it was."""
+    photo = np.zeros((480, 640, 3), np.float32)
+    quad = _box(220, 60, 420, 60 + 200 * CARD_RATIO)
+    skin = np.array([120.0, 160.0, 220.0])
+    _fingers_across(photo, np.random.default_rng(seed), quad, skin)
+    painted = photo.max(axis=2) > 0
+    bottom = quad[3, 1]
+    band = int(bottom - 0.9 * GRIP_COVER[0] * (bottom - quad[0, 1]))
+    lower = painted[band:int(bottom), 220:420]
+    assert max(lower[:, :40].mean(), lower[:, -40:].mean()) > 0.8  # a fifth on one side
+    assert lower.mean() > 0.3
+    assert not painted[int(quad[0, 1]):int(quad[0, 1]) + 80, 220:420].any()  # the upper end
+
+
+@pytest.mark.parametrize(("quad", "expected"), [
     # the upper end of a card held close, wider than tall, cut at the bottom: an upright card
     # (WHY not the smaller landscape card that would also hold it: held cards stand upright)
     (_box(100, 60, 560, 480), _box(100, 60, 560, 60 + 460 * CARD_RATIO)),
@@ -259,6 +315,7 @@ def test_a_card_on_its_side_cut_at_the_bottom_is_read_at_its_index(fusion: Corne
     ("webcam", (0.22, 1.25)),
     ("near", (1.3, 2.2)),
     ("handheld", HANDHELD_HEIGHTS),
+    ("gripped", HANDHELD_HEIGHTS),
 ])
 def test_the_webcam_kinds_draw_cards_of_their_sizes(kind, heights):
     """Each webcam kind's card has its long side in its range of frame heights (give or take

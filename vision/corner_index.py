@@ -241,6 +241,47 @@ def grown_completion(quad: np.ndarray, shape: tuple[int, int], grow: float,
     return (anchor + grow * (done - anchor)).astype(np.float32)
 
 
+def hidden_completions(quad: np.ndarray, ratio: float = CARD_RATIO, short: float = 0.97
+                       ) -> list[np.ndarray]:
+    """The whole cards of a visible part ``quad`` that is shorter or narrower than a card (by
+    more than ``short``) with its hidden part under the hand that holds it, not beyond the
+    photo's edge: the card that keeps the quad's top edge and runs on down past the quad's end
+    to a card's length, and the one that keeps its left edge and runs on across to a card's
+    width (portrait order, both read at their top-left index corner only); none for a quad of
+    a card's shape.
+
+    WHY: a card held up to a webcam is gripped like a phone, the fingers across its lower end,
+    and what is seen of it ends at the fingers. The corner patch is cut at a fixed share of the
+    card's length from its corner: cut at the share of the short quad, the index lies half
+    outside it; and :func:`complete_quad` grows only a side along the photo's edge, so a card
+    whose top edge touches the photo's was grown upwards, out of the photo, its seen index
+    corner not read at all (real hand-held webcam photos, fifty-seventh session). WHY the
+    top-left corner only: the hand holds the card from below (a UNO face reads the same
+    either way up, so its upper end is whichever is up), and so hides the bottom-right index
+    corner; a bottom-right corner read at a card grown upwards from the quad's lower edge
+    read the middle of cards held close and running off the photo's lower edge (rendered
+    ``near`` cards, tuning seed 7)."""
+    q = np.asarray(order_portrait(quad), np.float64)
+    a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2  # across
+    b = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2  # along
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        return v / max(float(np.linalg.norm(v)), 1e-9)
+
+    cards = []
+    if b < short * ratio * a:  # its lower end hidden
+        down = q.copy()
+        nb = ratio * a
+        down[3], down[2] = q[0] + unit(q[3] - q[0]) * nb, q[1] + unit(q[2] - q[1]) * nb
+        cards.append(down)
+    if a < short * b / ratio:  # its right side hidden
+        right = q.copy()
+        na = b / ratio
+        right[1], right[2] = q[0] + unit(q[1] - q[0]) * na, q[3] + unit(q[2] - q[3]) * na
+        cards.append(right)
+    return [c.astype(np.float32) for c in cards]
+
+
 def _area_inside(quad: np.ndarray, shape: tuple[int, int]) -> tuple[float, float]:
     """(the convex ``quad``'s area, the area of its part inside the photo of ``shape``)."""
     h, w = shape
@@ -516,6 +557,9 @@ class CornerFusion:
         cards += [q for g in self.grows
                   if (q := grown_completion(visible_quad, shape, g)) is not None]
         sides: list[int | None] = [None] * len(cards)  # a card read for one corner only
+        hidden = hidden_completions(visible_quad)
+        cards += hidden
+        sides += [0] * len(hidden)
         if zoom != 1.0:
             done = np.asarray(order_portrait(upright), np.float64)
             for side, corner in ((0, done[0]), (1, done[2])):

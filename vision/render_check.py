@@ -29,8 +29,9 @@ import numpy as np
 
 from vision.calibration import reliability
 
-DECISION_KINDS = ("near", "webcam", "held", "closeup", "table", "tinted", "handheld")
-"""The kinds a rule decides on (``handheld`` since RULE 47), in the model card's column order."""
+DECISION_KINDS = ("near", "webcam", "held", "closeup", "table", "tinted", "handheld", "gripped")
+"""The kinds a rule decides on (``handheld`` since RULE 47, ``gripped`` since RULE 53), in the
+model card's column order."""
 DECKS = ("uno", "any")
 """How each photo is read: as ``--deck uno`` reads it, or as plain ``cardtable detect`` does."""
 SURE = 0.95

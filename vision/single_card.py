@@ -1059,7 +1059,8 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
     ``webcam`` (held up in a lit room to a cheap webcam: white walls, windows, lamps, a white
     shirt, washed out, blurred, JPEG) or ``near`` (as ``webcam``, held so close that the card
     runs off the frame's lower edge) or ``handheld`` (as ``webcam``, the card's long side
-    0.5-1.55 frame heights, the sizes of the real hand-held webcam photos).
+    0.5-1.55 frame heights, the sizes of the real hand-held webcam photos) or ``gripped`` (as
+    ``handheld``, the fingers across the card's lower end).
     Seeds ``[seed, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real
     photo.
 
@@ -1118,7 +1119,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.single_card")
     ap.add_argument("labels", type=Path,
                     help="a labels.csv, or synthetic:table, :held, :tinted, :closeup, :webcam, "
-                         ":near or :handheld (rendered photos)")
+                         ":near, :handheld or :gripped (rendered photos)")
     ap.add_argument("--count", type=int, default=108, help="synthetic: how many photos")
     ap.add_argument("--seed", type=int, default=99, help="synthetic: render seed")
     ap.add_argument("--corners", choices=["on", "off"], default="on",

@@ -119,7 +119,7 @@ the ``webcam`` kind draws 0.22 to 1.25 (its median card is less than half the re
 
 def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
                       face: np.ndarray | None = None, near: bool = False,
-                      heights: tuple[float, float] | None = None
+                      heights: tuple[float, float] | None = None, gripped: bool = False
                       ) -> tuple[np.ndarray, np.ndarray]:
     """A frame of a cheap webcam at a person who holds one card up in a lit room: (BGR photo,
     the card's full quad, which may reach beyond the frame).
@@ -137,7 +137,8 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     1.3 to 2.2 frame heights), its top edge in view: only its upper end, with one index
     corner, is seen. WHY: people hold a card right up to a webcam to show it. ``heights``: the
     range of the card's long side in frame heights (log-uniform) in place of the kind's own
-    (``near`` or not), e.g. :data:`HANDHELD_HEIGHTS`."""
+    (``near`` or not), e.g. :data:`HANDHELD_HEIGHTS`. ``gripped``: the holding hand's fingers
+    also lie across the card's whole lower end (:func:`_fingers_across`)."""
     w, h = size
     face = _face(code, rng, face)
     fh, fw = face.shape[:2]
@@ -172,7 +173,59 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     photo, quad = _lay_face(photo, face.astype(np.float32) * card_gain, (cx, cy), scale, ang,
                             0.06, rng, cv2.INTER_AREA)
     _glare_and_thumbs(photo, rng, quad, ang, bottom, skin, (hw, hh))
+    if gripped:
+        _fingers_across(photo, rng, quad, skin)
     return _webcam(photo, rng, yy, xx), quad
+
+
+GRIP_COVER = (0.25, 0.55)
+"""The share of the card's length that ``synthetic:gripped``'s fingers cover from its lower
+edge (uniform)."""
+
+
+def _fingers_across(photo: np.ndarray, rng: np.random.Generator, quad: np.ndarray,
+                    skin: np.ndarray) -> None:
+    """Drawn into ``photo``: the fingers of a hand that grips the card at ``quad`` from one
+    side, lying across its face side by side from its lower edge up to :data:`GRIP_COVER` of
+    its length, each running in from beyond that side to a tip anywhere from a fifth of the
+    way across to beyond the far side, with a dark crease between them, and the ball of the
+    hand over the lower corner on that side.
+
+    WHY: a real webcam player holds the card the way one holds a phone, four fingers wrapped
+    across its lower half: its lower index and the lower half of its big central symbol are
+    hidden, and what is seen of the card is shorter than a card (the real hand-held photos
+    whose reading was wrong, fifty-seventh session). The thumbs of
+    :func:`_glare_and_thumbs` never span the card's width."""
+    q = np.asarray(quad, np.float64)
+    top, bottom = (q[0] + q[1]) / 2, (q[3] + q[2]) / 2
+    left, right = (q[0] + q[3]) / 2, (q[1] + q[2]) / 2
+    down, across = bottom - top, right - left
+    length, width = float(np.linalg.norm(down)), float(np.linalg.norm(across))
+    down, across = down / length, across / width
+    side = 1.0 if rng.random() < 0.5 else -1.0  # the hand comes from the right or the left
+    cover = rng.uniform(*GRIP_COVER) * length
+    n = int(rng.integers(3, 5))
+    thick = cover / n
+    centre = q.mean(0)
+    angle = float(np.degrees(np.arctan2(across[1], across[0])))
+    for i in range(n):
+        y = length / 2 - (i + 0.5) * thick + rng.normal(0, 0.08 * thick)
+        root = side * width * rng.uniform(0.6, 0.9)  # beyond the near edge
+        tip = -side * width * rng.uniform(-0.3, 0.6)  # from a fifth across to beyond the far edge
+        mid = centre + down * y + across * (root + tip) / 2
+        axes = (max(3, int(abs(root - tip) / 2)), max(2, int(0.6 * thick)))
+        tone = (skin * rng.uniform(0.85, 1.1)).tolist()
+        crease = (skin * rng.uniform(0.45, 0.65)).tolist()
+        c = (int(mid[0]), int(mid[1]))
+        tilt = angle + float(rng.uniform(-8, 8))
+        cv2.ellipse(photo, c, axes, tilt, 0, 360, crease, -1, cv2.LINE_AA)
+        cv2.ellipse(photo, c, (max(2, axes[0] - 2), max(1, axes[1] - 2)), tilt, 0, 360, tone,
+                    -1, cv2.LINE_AA)
+    ball = centre + down * length * rng.uniform(0.4, 0.6) + across * side * width * 0.5
+    cv2.ellipse(photo, (int(ball[0]), int(ball[1])),
+                (max(3, int(rng.uniform(0.3, 0.5) * width)),
+                 max(3, int(rng.uniform(0.15, 0.3) * length))),
+                angle, 0, 360, (skin * rng.uniform(0.8, 1.0)).tolist(), -1, cv2.LINE_AA)
 
 
 def held_in_room(code: str, rng: np.random.Generator, room: RoomFrame,
@@ -462,7 +515,8 @@ def single_card_kinds() -> dict[str, Callable[..., tuple[np.ndarray, np.ndarray]
     return {"table": single_card_photo, "held": held_card_photo, "tinted": tinted_held_photo,
             "closeup": closeup_card_photo, "webcam": webcam_card_photo,
             "near": partial(webcam_card_photo, near=True),
-            "handheld": partial(webcam_card_photo, heights=HANDHELD_HEIGHTS)}
+            "handheld": partial(webcam_card_photo, heights=HANDHELD_HEIGHTS),
+            "gripped": partial(webcam_card_photo, heights=HANDHELD_HEIGHTS, gripped=True)}
 
 
 def _face(code: str, rng: np.random.Generator, face: np.ndarray | None) -> np.ndarray:
