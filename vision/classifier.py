@@ -225,13 +225,21 @@ class CardClassifier:
 
         ``both_ways`` also reads each crop turned 180° and averages: a rectifier cannot tell a
         card's top from its bottom, and the two readings' errors are partly independent."""
+        return self.read(crops, both_ways)[0]
+
+    def read(self, crops: list[np.ndarray], both_ways: bool = False
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`predict`'s probabilities (N, C) and the raw penultimate features of every
+        view read (N, F; with ``both_ways`` 2N, the crops then the crops turned), from one
+        network call. WHY: an enrolled deck's profile matches the features of the very views
+        whose probabilities it blends (:meth:`vision.enrol.DeckProfile.predict`)."""
         if both_ways and len(crops):
             turned = [cv2.rotate(_check_crop(c, i), cv2.ROTATE_180) for i, c in enumerate(crops)]
-            logits, _ = self.run(list(crops) + turned)
+            logits, feats = self.run(list(crops) + turned)
             p = _softmax(logits / self.temperature)
-            return (p[: len(crops)] + p[len(crops):]) / 2
-        logits, _ = self.run(crops)
-        return _softmax(logits / self.temperature)
+            return (p[: len(crops)] + p[len(crops):]) / 2, feats
+        logits, feats = self.run(crops)
+        return _softmax(logits / self.temperature), feats
 
     def embed(self, crops: list[np.ndarray]) -> np.ndarray:
         """L2-normalised penultimate features (N, F): what deck enrolment compares."""

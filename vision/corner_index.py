@@ -159,6 +159,19 @@ def complete_quad(quad: np.ndarray, shape: tuple[int, int], ratio: float = CARD_
     return card_completions(quad, shape, ratio)[0]
 
 
+def _side_lengths(q: np.ndarray) -> tuple[float, float]:
+    """A quad's mean length along its edges 0 and 2 and along its edges 1 and 3 (across and
+    along a card in portrait order)."""
+    a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
+    b = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    return float(a), float(b)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    """``v`` scaled to length 1 (a zero vector stays near zero)."""
+    return v / max(float(np.linalg.norm(v)), 1e-9)
+
+
 def card_completions(quad: np.ndarray, shape: tuple[int, int], ratio: float = CARD_RATIO
                      ) -> list[np.ndarray]:
     """The whole cards that hold a visible part ``quad`` cut by the photo's edge: first
@@ -179,8 +192,7 @@ def card_completions(quad: np.ndarray, shape: tuple[int, int], ratio: float = CA
         cut[i] = cut[(i + 2) % 4] = False
     if (cut[0] and cut[2]) or (cut[1] and cut[3]) or not any(cut):
         return [q.astype(np.float32)]
-    a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2  # along edges 0 and 2
-    b = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2  # along edges 1 and 3
+    a, b = _side_lengths(q)  # along edges 0 and 2, along edges 1 and 3
     grow_a, grow_b = cut[1] or cut[3], cut[0] or cut[2]
     # the direction of edges 1 and 3 (top to bottom of the quad) in the photo: how upright
     down = (q[3] - q[0]) + (q[2] - q[1])
@@ -197,23 +209,19 @@ def card_completions(quad: np.ndarray, shape: tuple[int, int], ratio: float = CA
     if not options:
         return [q.astype(np.float32)]
     options.sort(key=lambda o: ((o[1] > o[0]) != upright_b, o[0] * o[1]))
-
-    def unit(v: np.ndarray) -> np.ndarray:
-        return v / max(float(np.linalg.norm(v)), 1e-9)
-
     out = []
     for na, nb in options:
         c = q.copy()
         if grow_b and nb > b:
             if cut[2]:  # move the bottom edge (c2, c3) away from the top
-                c[3], c[2] = c[0] + unit(c[3] - c[0]) * nb, c[1] + unit(c[2] - c[1]) * nb
+                c[3], c[2] = c[0] + _unit(c[3] - c[0]) * nb, c[1] + _unit(c[2] - c[1]) * nb
             else:
-                c[0], c[1] = c[3] + unit(c[0] - c[3]) * nb, c[2] + unit(c[1] - c[2]) * nb
+                c[0], c[1] = c[3] + _unit(c[0] - c[3]) * nb, c[2] + _unit(c[1] - c[2]) * nb
         if grow_a and na > a:
             if cut[1]:  # move the right edge (c1, c2) away from the left
-                c[1], c[2] = c[0] + unit(c[1] - c[0]) * na, c[3] + unit(c[2] - c[3]) * na
+                c[1], c[2] = c[0] + _unit(c[1] - c[0]) * na, c[3] + _unit(c[2] - c[3]) * na
             else:
-                c[0], c[3] = c[1] + unit(c[0] - c[1]) * na, c[2] + unit(c[3] - c[2]) * na
+                c[0], c[3] = c[1] + _unit(c[0] - c[1]) * na, c[2] + _unit(c[3] - c[2]) * na
         out.append(c.astype(np.float32))
     return out
 
@@ -262,22 +270,17 @@ def hidden_completions(quad: np.ndarray, ratio: float = CARD_RATIO, short: float
     read the middle of cards held close and running off the photo's lower edge (rendered
     ``near`` cards, tuning seed 7)."""
     q = np.asarray(order_portrait(quad), np.float64)
-    a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2  # across
-    b = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2  # along
-
-    def unit(v: np.ndarray) -> np.ndarray:
-        return v / max(float(np.linalg.norm(v)), 1e-9)
-
+    a, b = _side_lengths(q)  # across, along
     cards = []
     if b < short * ratio * a:  # its lower end hidden
         down = q.copy()
         nb = ratio * a
-        down[3], down[2] = q[0] + unit(q[3] - q[0]) * nb, q[1] + unit(q[2] - q[1]) * nb
+        down[3], down[2] = q[0] + _unit(q[3] - q[0]) * nb, q[1] + _unit(q[2] - q[1]) * nb
         cards.append(down)
     if a < short * b / ratio:  # its right side hidden
         right = q.copy()
         na = b / ratio
-        right[1], right[2] = q[0] + unit(q[1] - q[0]) * na, q[3] + unit(q[2] - q[3]) * na
+        right[1], right[2] = q[0] + _unit(q[1] - q[0]) * na, q[3] + _unit(q[2] - q[3]) * na
         cards.append(right)
     return [c.astype(np.float32) for c in cards]
 

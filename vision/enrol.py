@@ -235,16 +235,15 @@ class DeckProfile:
         enrolment then read a familiar deck worse than no enrolment (models/README.md, RULE
         52)."""
         net = self._own_network(classifier)
-        p_clf = classifier.predict(crops, both_ways=both_ways)
+        p_net, feats = net.read(crops, both_ways)  # its probabilities and features, one call
+        # the classifier's reading (an ensemble's: the mean of its members', this one's reused)
+        p_clf = np.mean([p_net if m is net else m.predict(crops, both_ways)
+                         for m in getattr(classifier, "members", (classifier,))], axis=0)
         if len(self.codes) == 0 or len(crops) == 0:
             return p_clf
-        views = list(crops)
-        if both_ways:
-            views += [cv2.rotate(c, cv2.ROTATE_180) for c in crops]
-        _, feats = net.run(views)
         f = feats / np.maximum(np.linalg.norm(feats, axis=1, keepdims=True), 1e-9)
         p_proto = _softmax((f @ self.prototypes.T) / self.temperature)
-        p_proto = p_proto.reshape(len(views) // len(crops), len(crops), -1).mean(0)
+        p_proto = p_proto.reshape(len(feats) // len(crops), len(crops), -1).mean(0)
         full = np.zeros_like(p_clf)
         cols = [classifier.classes.index(c) for c in self.codes]
         np.add.at(full, (slice(None), cols), p_proto)
