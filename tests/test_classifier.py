@@ -76,6 +76,20 @@ def test_embeddings_are_unit_vectors(clf: CardClassifier) -> None:
     assert e.shape[0] == 2 and np.allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-5)
 
 
+@pytest.mark.parametrize(("both_ways", "views"), [(False, 2), (True, 4)])
+def test_read_gives_predict_and_the_features_of_every_view(clf: CardClassifier, both_ways: bool,
+                                                          views: int) -> None:
+    """One call, the probabilities of :meth:`predict` and the raw features of each view read
+    (the crops, then the crops turned), as :meth:`embed` gives them normalised."""
+    crops = [canonical_face("3B", (80, 120)), canonical_face("W", (80, 120))]
+    probs, feats = clf.read(crops, both_ways)
+    assert np.array_equal(probs, clf.predict(crops, both_ways))
+    assert feats.shape[0] == views
+    turned = [cv2.rotate(c, cv2.ROTATE_180) for c in crops] if both_ways else []
+    unit = feats / np.linalg.norm(feats, axis=1, keepdims=True)
+    assert np.allclose(unit, clf.embed(crops + turned), atol=1e-5)
+
+
 def test_empty_batch(clf: CardClassifier) -> None:
     assert clf.predict([]).shape == (0, len(clf.classes))
 
