@@ -86,6 +86,8 @@ def test_the_command_reads_a_labels_file_and_writes_json(tmp_path: Path, rendere
 @pytest.mark.parametrize(("argv", "message"), [
     (["synthetic:nope"], "no synthetic set"),
     (["labels.csv", "--group", "nothing-starts-so"], "no photos to read"),
+    (["labels.csv", "--printing", "thin:1"], "give synthetic:KIND"),
+    (["synthetic:held", "--printing", "nope:1"], "printing"),
 ])
 def test_bad_input_is_a_clear_error(tmp_path: Path, rendered, argv, message):
     name, group, code, image = rendered[0]
@@ -94,3 +96,18 @@ def test_bad_input_is_a_clear_error(tmp_path: Path, rendered, argv, message):
     argv = [str(tmp_path / a) if a == "labels.csv" else a for a in argv]
     with pytest.raises(ValueError, match=message):
         main(argv)
+
+
+def test_a_printing_draws_every_rendered_face_in_it(capsys):
+    """``--printing`` renders the kind's photos with every face in that printing (the photos
+    of ``synthetic_photos(..., style=...)``), and the command reads them."""
+    from vision.expert_eval import _rendered
+    from vision.single_card import style_of
+
+    thin = [img for *_, img in _rendered("held", 2, 7, style_of("thin:1"))]
+    drawn = [img for *_, img in _rendered("held", 2, 7)]
+    want = [img for _, img, _ in synthetic_photos("held", 2, 7, style=style_of("thin:1"))]
+    assert all(np.array_equal(a, b) for a, b in zip(thin, want, strict=True))
+    assert not any(np.array_equal(a, b) for a, b in zip(thin, drawn, strict=True))
+    assert main(["synthetic:held", "--count", "2", "--seed", "7", "--printing", "thin:1"]) == 0
+    assert "photos 2" in capsys.readouterr().out

@@ -1,7 +1,9 @@
 """Which expert errs: the UNO single-card reading split into its experts, photo by photo.
 
 ``python -m vision.expert_eval LABELS.csv [--group G] [--source S] [--json OUT]``, or
-``python -m vision.expert_eval synthetic:KIND [--count N] [--seed S]`` for rendered photos.
+``python -m vision.expert_eval synthetic:KIND [--count N] [--seed S] [--printing P]`` for rendered
+photos (``--printing``: every face in one printing, e.g. ``thin:1``, numerals in a font no
+training render uses: a deck the networks never saw, as a real deck is).
 
 WHY: the reading of a photo of one UNO card (``--deck uno``) multiplies experts: the whole card
 at jittered quads, the two index corners (top-left, and bottom-right turned) and the field's
@@ -116,10 +118,11 @@ def _labelled(labels: Path, group: str | None, source: str | None
         yield r["image"], r["group"], r["code"], read_image(r["path"])
 
 
-def _rendered(kind: str, count: int, seed: int) -> Iterator[tuple[str, str, str, np.ndarray]]:
+def _rendered(kind: str, count: int, seed: int, style: object | None = None
+              ) -> Iterator[tuple[str, str, str, np.ndarray]]:
     from vision.single_card import synthetic_photos
 
-    for i, (code, image, _) in enumerate(synthetic_photos(kind, count, seed)):
+    for i, (code, image, _) in enumerate(synthetic_photos(kind, count, seed, style=style)):
         yield f"{kind}-{seed}-{i}", kind, code, image
 
 
@@ -132,15 +135,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--source", default=None, help="only rows whose source column is this")
     ap.add_argument("--count", type=int, default=108, help="synthetic: how many photos")
     ap.add_argument("--seed", type=int, default=99, help="synthetic: render seed")
+    ap.add_argument("--printing", default=None,
+                    help="synthetic: every face in one printing (a seed, plain:SEED, thin:SEED "
+                         "or classic, as `python -m vision.single_card --printing`)")
     ap.add_argument("--json", type=Path, default=None, help="write the per-photo readings here")
     args = ap.parse_args(argv)
     if str(args.labels).startswith("synthetic:"):
-        from vision.single_card import synthetic_maker
+        from vision.single_card import style_of, synthetic_maker
 
         kind = str(args.labels).split(":", 1)[1]
         synthetic_maker(kind)  # an unknown kind fails before any model loads
-        photos = _rendered(kind, args.count, args.seed)
+        style = None if args.printing is None else style_of(args.printing)
+        photos = _rendered(kind, args.count, args.seed, style)
     else:
+        if args.printing is not None:
+            raise ValueError("--printing draws rendered photos: give synthetic:KIND")
         photos = _labelled(Path(args.labels), args.group, args.source)
     readings = list(read_experts(photos))
     if not readings:
