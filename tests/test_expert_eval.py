@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -11,7 +12,7 @@ import pytest
 
 from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
 from vision.corner_index import CornerFusion
-from vision.expert_eval import ExpertReading, main, read_experts, report
+from vision.expert_eval import ExpertReading, index_in_view, main, read_experts, report
 from vision.single_card import read_single_card, read_single_card_probs, synthetic_photos
 from vision.synth.faces import UNO_FACE_CODES
 
@@ -40,6 +41,31 @@ def test_report(readings, lines):
     text = report(readings)
     for line in lines:
         assert line in text
+    assert "top-left index" not in text  # real photos: where the card's index lies is unknown
+
+
+def test_report_splits_rendered_corners_by_whether_the_index_is_in_the_photo():
+    seen = [("2G", "2G"), ("5R", "6R"), ("7Y", None)]
+    readings = [replace(_reading(t, t, t, tl, None), index_in_view=True) for t, tl in seen]
+    readings += [replace(_reading("9B", "9B", "9B", "6B", None), index_in_view=False)]
+    text = report(readings)
+    assert "top-left index in the photo: 3, its corner read right 1, wrong 1, unread 1" in text
+    assert "top-left index out of the photo: 1, its corner read right 0, wrong 1, unread 0" in text
+
+
+# a 100 x 150 card in a 480 x 640 photo, clockwise from its own top-left corner
+CARD = np.float32([[200, 100], [300, 100], [300, 250], [200, 250]])
+
+
+@pytest.mark.parametrize(("quad", "seen"), [
+    (CARD, True),
+    (CARD - (0, 120), False),                       # its top runs off the photo's top edge
+    (CARD - (220, 0), False),                       # its left side runs off the photo
+    (CARD + (0, 300), True),                        # its lower end runs off: the index shows
+    (np.roll(CARD, 2, axis=0) + (0, 300), False),   # upside down, its own top-left off below
+])
+def test_index_in_view(quad: np.ndarray, seen: bool) -> None:
+    assert index_in_view(quad, (480, 640, 3)) is seen
 
 
 @pytest.fixture(scope="module")
@@ -104,10 +130,21 @@ def test_a_printing_draws_every_rendered_face_in_it(capsys):
     from vision.expert_eval import _rendered
     from vision.single_card import style_of
 
-    thin = [img for *_, img in _rendered("held", 2, 7, style_of("thin:1"))]
-    drawn = [img for *_, img in _rendered("held", 2, 7)]
+    thin = [img for _, _, _, img, _ in _rendered("held", 2, 7, style_of("thin:1"))]
+    drawn = [img for _, _, _, img, _ in _rendered("held", 2, 7)]
     want = [img for _, img, _ in synthetic_photos("held", 2, 7, style=style_of("thin:1"))]
     assert all(np.array_equal(a, b) for a, b in zip(thin, want, strict=True))
     assert not any(np.array_equal(a, b) for a, b in zip(thin, drawn, strict=True))
     assert main(["synthetic:held", "--count", "2", "--seed", "7", "--printing", "thin:1"]) == 0
     assert "photos 2" in capsys.readouterr().out
+
+
+def test_a_rendered_photo_records_whether_its_index_is_in_view():
+    """Given the true card's quad (rendered photos), each reading says whether its top-left
+    index lies in the photo; without one (a real photo) it says nothing."""
+    photos = [(f"handheld-{i}", "handheld", code, image, quad)
+              for i, (code, image, quad) in enumerate(synthetic_photos("handheld", 3, 7))]
+    readings = list(read_experts(photos + [("real", "g", *photos[0][2:4])]))
+    for (*_, image, quad), r in zip(photos, readings, strict=False):
+        assert r.index_in_view is index_in_view(quad, image.shape)
+    assert readings[-1].index_in_view is None

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,9 @@ class ExpertReading:
     top_left: str | None
     bottom_right: str | None
     colour_right: bool | None
+    index_in_view: bool | None = None
+    """Rendered photos only (the true card is known): whether the card's top-left index patch
+    lies in the photo as the reader requires (:data:`vision.corner_index.MIN_INSIDE`)."""
 
     def right(self, expert: str) -> bool:
         return getattr(self, expert) == self.truth
@@ -54,9 +58,20 @@ def _top(probs: np.ndarray, codes: tuple[str, ...]) -> str | None:
     return codes[int(np.argmax(probs))]
 
 
-def read_experts(photos: Iterable[tuple[str, str, str, np.ndarray]]) -> Iterator[ExpertReading]:
-    """Read ``photos`` (image name, group, true code, BGR image) with the shipped models as
-    ``--deck uno`` reads them, one :class:`ExpertReading` each."""
+def index_in_view(quad: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether the top-left index patch of the card at ``quad`` (clockwise from its own
+    top-left corner) lies in a photo of ``shape`` as far as the corner reader asks."""
+    from vision.corner_index import MIN_INSIDE, inside_share
+    from vision.strip_classifier import corner_patch_quad
+
+    patch = corner_patch_quad(np.asarray(quad, np.float32).reshape(4, 2))
+    return inside_share(patch, (int(shape[0]), int(shape[1]))) >= MIN_INSIDE
+
+
+def read_experts(photos: Iterable[tuple[Any, ...]]) -> Iterator[ExpertReading]:
+    """Read ``photos`` (image name, group, true code, BGR image, and for a rendered photo the
+    true card's quad) with the shipped models as ``--deck uno`` reads them, one
+    :class:`ExpertReading` each."""
     from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
     from vision.corner_index import CornerFusion
     from vision.single_card import SingleCardError, read_single_card_probs
@@ -65,19 +80,20 @@ def read_experts(photos: Iterable[tuple[str, str, str, np.ndarray]]) -> Iterator
     clf = CardClassifier.load(DEFAULT_MODEL)
     corners = CornerFusion.load(clf.classes, UNO_FACE_CODES)
     both = with_later_trainings(clf, DEFAULT_MODEL)
-    for name, group, truth, image in photos:
+    for name, group, truth, image, *quad in photos:
+        in_view = index_in_view(quad[0], image.shape) if quad else None
         parts: dict[str, np.ndarray] = {}
         try:
             _, code, _, _, codes = read_single_card_probs(image, both, UNO_FACE_CODES,
                                                           corners=corners, parts=parts)
         except SingleCardError:
-            yield ExpertReading(name, group, truth, "?", None, None, None, None)
+            yield ExpertReading(name, group, truth, "?", None, None, None, None, in_view)
             continue
         colour = parts["colour"]
         yield ExpertReading(
             name, group, truth, code, _top(parts["card"], codes),
             _top(parts["corners"][0], codes), _top(parts["corners"][1], codes),
-            bool(truth in codes and colour[codes.index(truth)] >= colour.max()))
+            bool(truth in codes and colour[codes.index(truth)] >= colour.max()), in_view)
 
 
 def report(readings: list[ExpertReading]) -> str:
@@ -100,6 +116,15 @@ def report(readings: list[ExpertReading]) -> str:
     groups = Counter(r.group for r in wrong)
     lines.append("fused errors per group: " + ", ".join(f"{g} {k}" for g, k in
                                                          sorted(groups.items())))
+    rendered = [r for r in readings if r.index_in_view is not None]
+    for seen in (True, False):
+        group = [r for r in rendered if r.index_in_view is seen]
+        if rendered:
+            ways = Counter("unread" if r.top_left is None else "right" if r.right("top_left")
+                           else "wrong" for r in group)
+            lines.append(f"top-left index {'in' if seen else 'out of'} the photo: {len(group)}, "
+                         f"its corner read right {ways['right']}, wrong {ways['wrong']}, "
+                         f"unread {ways['unread']}")
     for e in ("fused", *EXPERTS):
         c = Counter((r.truth, getattr(r, e)) for r in readings
                     if getattr(r, e) not in (None, r.truth))
@@ -119,11 +144,11 @@ def _labelled(labels: Path, group: str | None, source: str | None
 
 
 def _rendered(kind: str, count: int, seed: int, style: object | None = None
-              ) -> Iterator[tuple[str, str, str, np.ndarray]]:
+              ) -> Iterator[tuple[str, str, str, np.ndarray, np.ndarray]]:
     from vision.single_card import synthetic_photos
 
-    for i, (code, image, _) in enumerate(synthetic_photos(kind, count, seed, style=style)):
-        yield f"{kind}-{seed}-{i}", kind, code, image
+    for i, (code, image, quad) in enumerate(synthetic_photos(kind, count, seed, style=style)):
+        yield f"{kind}-{seed}-{i}", kind, code, image, quad
 
 
 def main(argv: list[str] | None = None) -> int:
