@@ -145,6 +145,7 @@ def test_a_rendered_photo_records_whether_its_index_is_in_view():
     photos = [(f"handheld-{i}", "handheld", code, image, quad)
               for i, (code, image, quad) in enumerate(synthetic_photos("handheld", 3, 7))]
     readings = list(read_experts(photos + [("real", "g", *photos[0][2:4])]))
+    # the first of these runs off the photo at its top-left index, the second shows it
+    assert [r.index_in_view for r in readings] == [False, True, False, None]
     for (*_, image, quad), r in zip(photos, readings, strict=False):
         assert r.index_in_view is index_in_view(quad, image.shape)
-    assert readings[-1].index_in_view is None
