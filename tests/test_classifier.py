@@ -177,6 +177,26 @@ def test_an_ensemble_averages_its_members(clf: CardClassifier) -> None:
     assert np.allclose(mean.sum(1), 1)
 
 
+def test_an_ensemble_reads_the_features_of_the_member_asked_for(clf: CardClassifier) -> None:
+    """:meth:`Ensemble.read` gives its own :meth:`predict` and the features of the member
+    named (the first if none), so that an enrolled deck's network is read once; a network not
+    in it, or a single network asked for another's, is refused."""
+    from dataclasses import replace
+
+    crops = [canonical_face(c) for c in UNO_FACE_CODES[:3]]
+    hot = replace(clf, temperature=clf.temperature * 3)
+    pair = Ensemble((clf, hot))
+    probs, feats = pair.read(crops, both_ways=True, own=hot)
+    assert np.array_equal(probs, pair.predict(crops, both_ways=True))
+    assert np.array_equal(feats, hot.read(crops, both_ways=True)[1])
+    assert np.array_equal(pair.read(crops)[1], clf.read(crops)[1])
+    other = replace(clf, temperature=1.0)
+    with pytest.raises(ClassifierError, match="not a member"):
+        pair.read(crops, own=other)
+    with pytest.raises(ClassifierError, match="its own features"):
+        clf.read(crops, own=hot)
+
+
 @pytest.mark.parametrize(("members", "message"), [
     ((), "at least one"),
     ("other classes", "share their classes"),

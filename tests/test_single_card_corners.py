@@ -25,6 +25,7 @@ from vision.corner_index import (
     fuse,
     grown_completion,
     hidden_completions,
+    index_in_photo,
     index_readings,
     index_shown,
     inside_share,
@@ -974,3 +975,18 @@ def test_a_card_that_does_not_fill_the_photo_is_not_read_at_its_corners(fusion: 
     assert photo_share(quad, (640, 640)) < FILLS_PHOTO
     assert np.array_equal(fusion.corner_probs(img, quad, anchored=True),
                           fusion.corner_probs(img, quad), equal_nan=True)
+
+
+# a 100 x 150 card in a 480 x 640 photo, clockwise from its own top-left corner
+SMALL_CARD = np.float32([[200, 100], [300, 100], [300, 250], [200, 250]])
+
+
+@pytest.mark.parametrize(("quad", "seen"), [
+    (SMALL_CARD, True),
+    (SMALL_CARD - (0, 120), False),                       # its top runs off the photo's top edge
+    (SMALL_CARD - (220, 0), False),                       # its left side runs off the photo
+    (SMALL_CARD + (0, 300), True),                        # its lower end runs off: the index shows
+    (np.roll(SMALL_CARD, 2, axis=0) + (0, 300), False),   # upside down, its own top-left off below
+])
+def test_index_in_photo_asks_what_a_corner_must_to_be_read(quad: np.ndarray, seen: bool) -> None:
+    assert index_in_photo(quad, (480, 640)) is seen

@@ -227,12 +227,15 @@ class CardClassifier:
         card's top from its bottom, and the two readings' errors are partly independent."""
         return self.read(crops, both_ways)[0]
 
-    def read(self, crops: list[np.ndarray], both_ways: bool = False
-             ) -> tuple[np.ndarray, np.ndarray]:
+    def read(self, crops: list[np.ndarray], both_ways: bool = False,
+             own: CardClassifier | None = None) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`predict`'s probabilities (N, C) and the raw penultimate features of every
         view read (N, F; with ``both_ways`` 2N, the crops then the crops turned), from one
         network call. WHY: an enrolled deck's profile matches the features of the very views
-        whose probabilities it blends (:meth:`vision.enrol.DeckProfile.predict`)."""
+        whose probabilities it blends (:meth:`vision.enrol.DeckProfile.predict`). ``own``: as
+        :meth:`Ensemble.read` takes it; a single network's features are its own."""
+        if own is not None and own is not self:
+            raise ClassifierError("a single network gives only its own features")
         if both_ways and len(crops):
             turned = [cv2.rotate(_check_crop(c, i), cv2.ROTATE_180) for i, c in enumerate(crops)]
             logits, feats = self.run(list(crops) + turned)
@@ -278,7 +281,18 @@ class Ensemble:
 
     def predict(self, crops: list[np.ndarray], both_ways: bool = False) -> np.ndarray:
         """The members' calibrated probabilities (N, C), averaged."""
-        return np.mean([m.predict(crops, both_ways) for m in self.members], axis=0)
+        return self.read(crops, both_ways)[0]
+
+    def read(self, crops: list[np.ndarray], both_ways: bool = False,
+             own: CardClassifier | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`predict` and the features of every view read by the member ``own`` (the
+        first if None), as :meth:`CardClassifier.read` gives them, that member read once."""
+        own = self.members[0] if own is None else own
+        if not any(m is own for m in self.members):
+            raise ClassifierError("that network is not a member of this ensemble")
+        mine, feats = own.read(crops, both_ways)
+        probs = [mine if m is own else m.predict(crops, both_ways) for m in self.members]
+        return np.mean(probs, axis=0), feats
 
 
 @cache

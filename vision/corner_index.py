@@ -303,6 +303,13 @@ def inside_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
     return inter / area if area > 0 else 0.0
 
 
+def index_in_photo(quad: np.ndarray, shape: tuple[int, int]) -> bool:
+    """Whether the top-left index patch (:func:`corner_patch_quad`) of the card at ``quad``
+    (portrait order, from its own top-left corner) lies in a photo of ``shape`` as far as a
+    corner must to be read (:data:`MIN_INSIDE`)."""
+    return inside_share(corner_patch_quad(quad), shape) >= MIN_INSIDE
+
+
 def photo_share(quad: np.ndarray, shape: tuple[int, int]) -> float:
     """Share of the photo (``shape``: height, width) that ``quad``'s part inside it covers."""
     return _area_inside(quad, shape)[1] / float(shape[0] * shape[1])
@@ -350,7 +357,7 @@ def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
             for w in (np.asarray(q, np.float32), np.roll(np.asarray(q, np.float32), -2, axis=0))]
     todo = [i for i, w in enumerate(ways)
             if (sides is None or sides[i // 2] in (None, i % 2))
-            and inside_share(corner_patch_quad(w), image.shape[:2]) >= MIN_INSIDE]
+            and index_in_photo(w, image.shape[:2])]
     if todo:
         patches = [cut_patch(image, ways[i], strip.size) for i in todo]
         if gain is not None:

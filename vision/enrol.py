@@ -235,10 +235,7 @@ class DeckProfile:
         enrolment then read a familiar deck worse than no enrolment (models/README.md, RULE
         52)."""
         net = self._own_network(classifier)
-        p_net, feats = net.read(crops, both_ways)  # its probabilities and features, one call
-        # the classifier's reading (an ensemble's: the mean of its members', this one's reused)
-        p_clf = np.mean([p_net if m is net else m.predict(crops, both_ways)
-                         for m in getattr(classifier, "members", (classifier,))], axis=0)
+        p_clf, feats = classifier.read(crops, both_ways, own=net)  # net read once
         if len(self.codes) == 0 or len(crops) == 0:
             return p_clf
         f = feats / np.maximum(np.linalg.norm(feats, axis=1, keepdims=True), 1e-9)

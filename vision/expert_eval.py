@@ -46,7 +46,7 @@ class ExpertReading:
     colour_right: bool | None
     index_in_view: bool | None = None
     """Rendered photos only (the true card is known): whether the card's top-left index patch
-    lies in the photo as the reader requires (:data:`vision.corner_index.MIN_INSIDE`)."""
+    lies in the photo as far as the reader requires (:func:`vision.corner_index.index_in_photo`)."""
 
     def right(self, expert: str) -> bool:
         return getattr(self, expert) == self.truth
@@ -58,22 +58,12 @@ def _top(probs: np.ndarray, codes: tuple[str, ...]) -> str | None:
     return codes[int(np.argmax(probs))]
 
 
-def index_in_view(quad: np.ndarray, shape: tuple[int, ...]) -> bool:
-    """Whether the top-left index patch of the card at ``quad`` (clockwise from its own
-    top-left corner) lies in a photo of ``shape`` as far as the corner reader asks."""
-    from vision.corner_index import MIN_INSIDE, inside_share
-    from vision.strip_classifier import corner_patch_quad
-
-    patch = corner_patch_quad(np.asarray(quad, np.float32).reshape(4, 2))
-    return inside_share(patch, (int(shape[0]), int(shape[1]))) >= MIN_INSIDE
-
-
 def read_experts(photos: Iterable[tuple[Any, ...]]) -> Iterator[ExpertReading]:
     """Read ``photos`` (image name, group, true code, BGR image, and for a rendered photo the
     true card's quad) with the shipped models as ``--deck uno`` reads them, one
     :class:`ExpertReading` each."""
     from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
-    from vision.corner_index import CornerFusion
+    from vision.corner_index import CornerFusion, index_in_photo
     from vision.single_card import SingleCardError, read_single_card_probs
     from vision.synth.faces import UNO_FACE_CODES
 
@@ -81,7 +71,7 @@ def read_experts(photos: Iterable[tuple[Any, ...]]) -> Iterator[ExpertReading]:
     corners = CornerFusion.load(clf.classes, UNO_FACE_CODES)
     both = with_later_trainings(clf, DEFAULT_MODEL)
     for name, group, truth, image, *quad in photos:
-        in_view = index_in_view(quad[0], image.shape) if quad else None
+        in_view = index_in_photo(np.float32(quad[0]), image.shape[:2]) if quad else None
         parts: dict[str, np.ndarray] = {}
         try:
             _, code, _, _, codes = read_single_card_probs(image, both, UNO_FACE_CODES,
@@ -117,14 +107,13 @@ def report(readings: list[ExpertReading]) -> str:
     lines.append("fused errors per group: " + ", ".join(f"{g} {k}" for g, k in
                                                          sorted(groups.items())))
     rendered = [r for r in readings if r.index_in_view is not None]
-    for seen in (True, False):
-        group = [r for r in rendered if r.index_in_view is seen]
-        if rendered:
-            ways = Counter("unread" if r.top_left is None else "right" if r.right("top_left")
-                           else "wrong" for r in group)
-            lines.append(f"top-left index {'in' if seen else 'out of'} the photo: {len(group)}, "
-                         f"its corner read right {ways['right']}, wrong {ways['wrong']}, "
-                         f"unread {ways['unread']}")
+    for seen in (True, False) if rendered else ():
+        some = [r for r in rendered if r.index_in_view is seen]
+        ways = Counter("unread" if r.top_left is None else "right" if r.right("top_left")
+                       else "wrong" for r in some)
+        lines.append(f"top-left index {'in' if seen else 'out of'} the photo: {len(some)}, its "
+                     f"corner read right {ways['right']}, wrong {ways['wrong']}, "
+                     f"unread {ways['unread']}")
     for e in ("fused", *EXPERTS):
         c = Counter((r.truth, getattr(r, e)) for r in readings
                     if getattr(r, e) not in (None, r.truth))
