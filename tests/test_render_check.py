@@ -54,6 +54,49 @@ def test_a_real_run_reads_rendered_table_photos_and_keeps_every_reading(
     assert "seed 7" in capsys.readouterr().out
 
 
+def test_a_kind_read_in_one_printing_is_those_renders_read(tmp_path: Path) -> None:
+    """``KIND@PRINTING`` reads ``synthetic_photos(KIND, ..., style)`` of that printing (a font no
+    render uses), each photo as ``--deck uno`` reads it, and labels its rows so."""
+    from vision.render_check import shipped_uno_reader
+    from vision.single_card import read_single_card, style_of, synthetic_photos
+    from vision.synth.faces import UNO_FACE_CODES
+
+    out = tmp_path / "readings.jsonl"
+    assert main(["--seeds", "7", "--kinds", "shown@thin:1", "--count", "2",
+                 "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    networks, corners = shipped_uno_reader()
+    for row, (code, image, _) in zip(rows, synthetic_photos("shown", 2, 7, style_of("thin:1")),
+                                     strict=True):
+        _, read, p = read_single_card(image, networks, UNO_FACE_CODES, None, corners)
+        assert (row["kind"], row["code"], row["read"]) == ("shown@thin:1", code, read)
+        assert row["confidence"] == pytest.approx(p, abs=1e-6)
+
+
+def test_thin_draws_a_printing_per_face_in_the_unseen_font() -> None:
+    """``@thin`` (no seed): each photo's face in a printing of its own, drawn from the photo's
+    generator, its numerals in the font no training render uses; ``@thin:SEED`` is one."""
+    import numpy as np
+
+    from vision.render_check import split_kind
+    from vision.synth.faces import FONTS, UNSEEN_FONTS, printing
+
+    kind, style = split_kind("shown-gripped@thin")
+    assert kind == "shown-gripped" and callable(style)
+    drawn = [style(np.random.default_rng([7, i])) for i in range(4)]
+    assert {FONTS[s.font] for s in drawn} == set(UNSEEN_FONTS)
+    assert len({s.symbol_scale for s in drawn}) == 4
+    assert split_kind("shown@thin:1") == ("shown", printing("thin:1"))
+    assert split_kind("table") == ("table", None)
+
+
+def test_a_deck_is_enrolled_in_one_printing() -> None:
+    from vision.single_card import evaluate_synthetic
+
+    with pytest.raises(SingleCardError, match="thin:1"):
+        evaluate_synthetic("table", 1, object(), seed=7, enrol_style="thin")
+
+
 def test_deck_any_answers_as_plain_detect_does(tmp_path: Path) -> None:
     """`--deck any` scores plain `cardtable detect`'s surest detection, the table of RULE 49 and
     RULE 50; each reading is what `still_detector(reader, "any")` answers for that photo."""
@@ -76,6 +119,9 @@ def test_deck_any_answers_as_plain_detect_does(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("argv", "error", "message"), [
     (["--seeds", "7", "--kinds", "nosuch"], SingleCardError, "synthetic:handheld"),
     (["--seeds", "7", "--kinds", ","], ValueError, "names no kind"),
+    (["--seeds", "7", "--kinds", "table@"], ValueError, "names no printing"),
+    (["--seeds", "7", "--kinds", "table@nosuch:1"], SingleCardError, "thin:7"),
+    (["--seeds", "7", "--kinds", "nosuch@thin:1"], SingleCardError, "synthetic:shown"),
     (["--seeds", "7", "--count", "0"], ValueError, "at least 1"),
     (["--seeds", "7", "--jobs", "0"], ValueError, "at least 1"),
 ])

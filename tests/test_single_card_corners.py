@@ -54,7 +54,9 @@ from vision.synth.faces import STANDARD_FACE_CODES, UNO_FACE_CODES, canonical_fa
 from vision.synth.photos import (
     GRIP_COVER,
     HANDHELD_HEIGHTS,
+    TOP_MARGIN,
     _fingers_across,
+    _top_in_view,
     held_card_photo,
     single_card_photo,
     webcam_card_photo,
@@ -317,6 +319,8 @@ def test_a_card_on_its_side_cut_at_the_bottom_is_read_at_its_index(fusion: Corne
     ("near", (1.3, 2.2)),
     ("handheld", HANDHELD_HEIGHTS),
     ("gripped", HANDHELD_HEIGHTS),
+    ("shown", HANDHELD_HEIGHTS),
+    ("shown-gripped", HANDHELD_HEIGHTS),
 ])
 def test_the_webcam_kinds_draw_cards_of_their_sizes(kind, heights):
     """Each webcam kind's card has its long side in its range of frame heights (give or take
@@ -325,6 +329,57 @@ def test_the_webcam_kinds_draw_cards_of_their_sizes(kind, heights):
         img, quad = synthetic_maker(kind)("7Y", np.random.default_rng([7, i]))
         long_side = max(np.linalg.norm(quad[3] - quad[0]), np.linalg.norm(quad[2] - quad[1]))
         assert heights[0] * 0.8 < long_side / img.shape[0] < heights[1] * 1.1, (i, long_side)
+
+
+def _top_corners(centre, half, ang):
+    right, down = np.array([np.cos(ang), np.sin(ang)]), np.array([-np.sin(ang), np.cos(ang)])
+    c = np.array(centre)
+    return np.stack([c - half[0] * right - half[1] * down, c + half[0] * right - half[1] * down])
+
+
+@pytest.mark.parametrize(("centre", "half", "ang", "expected"), [
+    # upright, 100 x 154 half sizes, top corners at y = 46 and x = 220 / 420: already in view
+    ((320, 200), (100, 154), 0.0, (320, 200)),
+    # its top above the frame: moved down until the top edge is TOP_MARGIN inside
+    ((320, 100), (100, 154), 0.0, (320, 154 + TOP_MARGIN * 480)),
+    # off the left side: moved right; its top already in view stays where it is
+    ((50, 300), (100, 154), 0.0, (100 + TOP_MARGIN * 640, 300)),
+    # off the right side and the top at once: moved both ways
+    ((600, 50), (100, 154), 0.0, ((1 - TOP_MARGIN) * 640 - 100, 154 + TOP_MARGIN * 480)),
+    # on its side, its top end at the right, 300 px apart vertically: fits, moved up
+    ((320, 400), (150, 154), np.pi / 2, (320, (1 - TOP_MARGIN) * 480 - 150)),
+    # on its side, top corners further apart (500 px) than the frame is high: centred on it
+    # vertically; off the right side: moved left
+    ((500, 400), (250, 154), np.pi / 2, ((1 - TOP_MARGIN) * 640 - 154, 240)),
+])
+def test_a_shown_card_is_moved_the_least_way_that_brings_its_top_into_view(
+        centre, half, ang, expected):
+    moved = _top_in_view(centre, half, ang, (640, 480))
+    assert moved == pytest.approx(expected)
+    top = _top_corners(moved, half, ang)
+    spans = top.max(0) - top.min(0)
+    for axis, size in enumerate((640, 480)):
+        if spans[axis] <= (1 - 2 * TOP_MARGIN) * size:
+            assert (top[:, axis] >= TOP_MARGIN * size - 1e-9).all()
+            assert (top[:, axis] <= (1 - TOP_MARGIN) * size + 1e-9).all()
+
+
+@pytest.mark.parametrize("kind", ["shown", "shown-gripped"])
+def test_shown_cards_keep_their_top_end_in_view(kind):
+    """``synthetic:shown`` and ``shown-gripped`` are ``handheld`` and ``gripped`` with the card
+    moved so its top corners lie in the frame: the same size and turn, their top-left index
+    in the photo as the reader asks (the corners' perspective jitter aside, nearly always)."""
+    from vision.corner_index import index_in_photo
+
+    plain = "gripped" if kind.endswith("gripped") else "handheld"
+    shown_in = 0
+    for i in range(12):
+        img, quad = synthetic_maker(kind)("7Y", np.random.default_rng([7, i]))
+        _, other = synthetic_maker(plain)("7Y", np.random.default_rng([7, i]))
+        assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(
+            np.linalg.norm(other[1] - other[0]), rel=0.2)
+        shown_in += index_in_photo(quad, img.shape[:2])
+    assert shown_in >= 11
 
 
 def test_a_card_held_close_to_a_webcam_runs_off_the_bottom():

@@ -995,14 +995,16 @@ def synthetic_photos(kind: str, count: int, seed: int, style: object | None = No
                      ) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
     """The ``count`` rendered photos of ``synthetic:KIND`` at ``seed``: (code, image, quad).
     Photo ``i`` shows UNO face ``i mod 54`` and draws from seed ``[seed, i]``, so any subset of
-    a set is the same photos wherever it is read; ``style``: one printing for every face."""
+    a set is the same photos wherever it is read; ``style``: one printing for every face, or a
+    function of the photo's generator that draws each face's printing (:func:`style_of`)."""
     from vision.synth.faces import UNO_FACE_CODES, render_face
 
     make = synthetic_maker(kind)
     for i in range(count):
         code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
         rng = np.random.default_rng([seed, i])
-        face = None if style is None else render_face(code, rng, size=(200, 300), style=style)
+        drawn = style(rng) if callable(style) else style
+        face = None if drawn is None else render_face(code, rng, size=(200, 300), style=drawn)
         img, quad = make(code, rng, face=face)
         yield code, img, quad
 
@@ -1039,10 +1041,18 @@ def _by_pose(poses: Sequence[str], hits: Sequence[bool]) -> str:
 def style_of(spec: int | str) -> object:
     """The UNO printing of ``--enrol-style`` / ``--printing``: a bare seed is the style
     ``draw_uno_style`` draws from it (``plain:SEED``), else a printing of
-    :func:`vision.synth.faces.printing` (``thin:1``: numerals in a font no render uses)."""
-    from vision.synth.faces import FaceError, printing
+    :func:`vision.synth.faces.printing` (``thin:1``: numerals in a font no render uses).
+    ``thin`` alone is no one printing but a way to draw one per face
+    (:func:`vision.synth.faces.unseen_style`, a function of the face's generator).
+
+    WHY ``thin``: one unseen printing reads far better or worse than another (``shown-gripped``
+    at seed 7: ``thin:1`` 194 of 216, ``thin:2`` 209 at seed 123), so a figure that should
+    stand for decks the networks never saw draws a printing for every face."""
+    from vision.synth.faces import FaceError, printing, unseen_style
 
     spec = str(spec)
+    if spec == "thin":
+        return unseen_style
     try:
         return printing(f"plain:{spec}" if spec.isdigit() else spec)
     except FaceError as exc:
@@ -1060,7 +1070,8 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
     shirt, washed out, blurred, JPEG) or ``near`` (as ``webcam``, held so close that the card
     runs off the frame's lower edge) or ``handheld`` (as ``webcam``, the card's long side
     0.5-1.55 frame heights, the sizes of the real hand-held webcam photos) or ``gripped`` (as
-    ``handheld``, the fingers across the card's lower end).
+    ``handheld``, the fingers across the card's lower end) or ``shown`` and ``shown-gripped`` (as
+    ``handheld`` and ``gripped``, the card's top end in view, as people show a card).
     Seeds ``[seed, i]``, the UNO faces in turn. WHY: a check of the locator that needs no real
     photo.
 
@@ -1080,6 +1091,9 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
         from vision.enrol import EnrolPhoto, enrol_images
 
         style = style_of(enrol_style)
+        if callable(style):
+            raise SingleCardError(f"--enrol-style {enrol_style}: a deck is enrolled in one "
+                                  "printing; give one, e.g. thin:1")
         photos, images = [], []
         for j, code in enumerate(UNO_FACE_CODES):
             rng = np.random.default_rng([seed, 10000 + j])
@@ -1119,7 +1133,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.single_card")
     ap.add_argument("labels", type=Path,
                     help="a labels.csv, or synthetic:table, :held, :tinted, :closeup, :webcam, "
-                         ":near, :handheld or :gripped (rendered photos)")
+                         ":near, :handheld, :gripped, :shown or :shown-gripped (rendered "
+                         "photos)")
     ap.add_argument("--count", type=int, default=108, help="synthetic: how many photos")
     ap.add_argument("--seed", type=int, default=99, help="synthetic: render seed")
     ap.add_argument("--corners", choices=["on", "off"], default="on",
@@ -1140,8 +1155,9 @@ def main(argv: list[str] | None = None) -> int:
                          "classic), enrol it from table photos, then read the test photos "
                          "through the profile")
     ap.add_argument("--printing", default=None,
-                    help="synthetic: render one printing (as --enrol-style) and read it without "
-                         "a profile: the figure enrolment is measured against")
+                    help="synthetic: render one printing (as --enrol-style; or thin: each face "
+                         "its own printing in a font no render uses) and read it without a "
+                         "profile: the figure enrolment is measured against")
     ap.add_argument("--enrol-group", default=None,
                     help="measure enrolment: enrol on this group's photos (kept in memory only), "
                          "test on the other rows")

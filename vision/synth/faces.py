@@ -225,8 +225,14 @@ def printing(spec: str) -> UnoStyle:
     if kind not in PRINTINGS or not seed.isdigit():
         raise FaceError(f"printing {spec!r}: give KIND:SEED with KIND one of "
                         f"{', '.join(PRINTINGS)}, e.g. thin:7, or classic")
-    style = draw_uno_style(np.random.default_rng(int(seed)))
-    return replace(style, font=FONTS.index(UNSEEN_FONTS[0])) if kind == "thin" else style
+    rng = np.random.default_rng(int(seed))
+    return unseen_style(rng) if kind == "thin" else draw_uno_style(rng)
+
+
+def unseen_style(rng: np.random.Generator) -> UnoStyle:
+    """A printing drawn as :func:`draw_uno_style` draws one, its numerals in a font no training
+    render uses (``UNSEEN_FONTS``): ``thin:SEED`` of :func:`printing` is this at that seed."""
+    return replace(draw_uno_style(rng), font=FONTS.index(UNSEEN_FONTS[0]))
 
 
 # ----------------------------------------------------------------------------- layers

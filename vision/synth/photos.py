@@ -119,8 +119,8 @@ the ``webcam`` kind draws 0.22 to 1.25 (its median card is less than half the re
 
 def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] = (640, 480),
                       face: np.ndarray | None = None, near: bool = False,
-                      heights: tuple[float, float] | None = None, gripped: bool = False
-                      ) -> tuple[np.ndarray, np.ndarray]:
+                      heights: tuple[float, float] | None = None, gripped: bool = False,
+                      top_in_view: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """A frame of a cheap webcam at a person who holds one card up in a lit room: (BGR photo,
     the card's full quad, which may reach beyond the frame).
 
@@ -138,7 +138,9 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     corner, is seen. WHY: people hold a card right up to a webcam to show it. ``heights``: the
     range of the card's long side in frame heights (log-uniform) in place of the kind's own
     (``near`` or not), e.g. :data:`HANDHELD_HEIGHTS`. ``gripped``: the holding hand's fingers
-    also lie across the card's whole lower end (:func:`_fingers_across`)."""
+    also lie across the card's whole lower end (:func:`_fingers_across`). ``top_in_view``: the
+    card moved the least way that brings both its top corners into the frame
+    (:func:`_top_in_view`), every draw as without it."""
     w, h = size
     face = _face(code, rng, face)
     fh, fw = face.shape[:2]
@@ -156,6 +158,8 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
         cy = (0.02 + 0.28 * (cy / h - 0.15) / 0.75) * h + fh * scale / 2
     ang = np.radians(rng.uniform(-25, 25) + (90 if rng.random() < 0.15 else 0))
     hw, hh = fw * scale / 2, fh * scale / 2
+    if top_in_view:
+        cx, cy = _top_in_view((cx, cy), (hw, hh), ang, size)
     # the holding hand behind the card: palm and arm from below the card to the frame's edge
     down = np.array([-np.sin(ang), np.cos(ang)])  # the card's downward direction
     bottom = np.array([cx, cy]) + down * hh * rng.uniform(0.7, 1.0)
@@ -176,6 +180,34 @@ def webcam_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int]
     if gripped:
         _fingers_across(photo, rng, quad, skin)
     return _webcam(photo, rng, yy, xx), quad
+
+
+TOP_MARGIN = 0.03
+"""How far inside the frame :func:`_top_in_view` puts the card's top corners, a share of the
+frame's width and height: more than the corners' perspective jitter moves them, mostly."""
+
+
+def _top_in_view(centre: tuple[float, float], half: tuple[float, float], ang: float,
+                 size: tuple[int, int]) -> tuple[float, float]:
+    """``centre`` moved the least way that brings the top corners of a card of half sizes
+    ``half`` turned by ``ang`` at least :data:`TOP_MARGIN` inside a frame of ``size`` = (W, H);
+    along an axis where the two corners lie further apart than the frame allows, they are
+    centred on it.
+
+    WHY: people show a webcam a card as they hold a phone, its top end and so its top-left
+    index in view; the real hand-held photos read that corner right in 87% (models/README.md,
+    fifty-eighth session), while ``handheld``, drawn anywhere, shows it in 55%. A move, not a
+    new draw, keeps every other draw of the photo as ``handheld``'s at the same seed."""
+    hw, hh = half
+    right, down = np.array([np.cos(ang), np.sin(ang)]), np.array([-np.sin(ang), np.cos(ang)])
+    c = np.array(centre, np.float64)
+    top = np.stack([c - hw * right - hh * down, c + hw * right - hh * down])
+    frame = np.array(size, np.float64)
+    lo, hi = TOP_MARGIN * frame, (1 - TOP_MARGIN) * frame
+    a, b = top.min(0), top.max(0)
+    shift = np.where(b - a > hi - lo, (lo + hi - a - b) / 2,
+                     np.maximum(lo - a, 0) - np.maximum(b - hi, 0))
+    return float(c[0] + shift[0]), float(c[1] + shift[1])
 
 
 GRIP_COVER = (0.25, 0.55)
@@ -516,7 +548,10 @@ def single_card_kinds() -> dict[str, Callable[..., tuple[np.ndarray, np.ndarray]
             "closeup": closeup_card_photo, "webcam": webcam_card_photo,
             "near": partial(webcam_card_photo, near=True),
             "handheld": partial(webcam_card_photo, heights=HANDHELD_HEIGHTS),
-            "gripped": partial(webcam_card_photo, heights=HANDHELD_HEIGHTS, gripped=True)}
+            "gripped": partial(webcam_card_photo, heights=HANDHELD_HEIGHTS, gripped=True),
+            "shown": partial(webcam_card_photo, heights=HANDHELD_HEIGHTS, top_in_view=True),
+            "shown-gripped": partial(webcam_card_photo, heights=HANDHELD_HEIGHTS, gripped=True,
+                                     top_in_view=True)}
 
 
 def _face(code: str, rng: np.random.Generator, face: np.ndarray | None) -> np.ndarray:
