@@ -2,7 +2,7 @@
 
 ``python -m vision.render_check --seeds 10505 10606 [--count 216] [--kinds near,webcam]
 [--deck uno|any] [--jobs 2] [--out readings.jsonl]``; a kind may name one printing for all
-its faces, ``shown-gripped@thin:3`` (:func:`split_kind`).
+its faces, ``shown-gripped@thin:3``, or ``@thin``, one per face (:func:`split_kind`).
 
 WHY: every change to how one UNO card is read (models/README.md, RULE 38 on) is decided on
 render seeds never used before, and only then are the real UNO photos measured, once. The
@@ -80,12 +80,15 @@ def shipped_uno_reader() -> tuple[object, object]:
 
 
 def split_kind(spec: str) -> tuple[str, object | None]:
-    """``KIND`` or ``KIND@PRINTING`` to the kind and its printing's style (``None``: each face
-    in a printing of its own, drawn), or a clear error naming what is wrong.
+    """``KIND`` or ``KIND@PRINTING`` to the kind and its printing
+    (:func:`vision.single_card.style_of`: one printing for every face, ``thin`` a function
+    that draws one per face; ``None`` for a bare kind, whose faces draw printings of the
+    renders' own family), or a clear error naming what is wrong.
 
     WHY: the real deck is a printing no render draws; its whole face reads far worse than any
-    drawn printing's (models/README.md, fifty-eighth session). A printing the networks never
-    saw (``thin:SEED``) reads about as the real photos do, so a rule can be decided on it too."""
+    drawn printing's (models/README.md, fifty-eighth session). Printings in a font the
+    networks never saw, drawn per face (``@thin``), read about as the real photos do, so a
+    rule can be decided on them too (fifty-ninth session)."""
     from vision.single_card import style_of, synthetic_maker
 
     kind, _, printing = spec.partition("@")
