@@ -367,19 +367,21 @@ def test_a_shown_card_is_moved_the_least_way_that_brings_its_top_into_view(
 @pytest.mark.parametrize("kind", ["shown", "shown-gripped"])
 def test_shown_cards_keep_their_top_end_in_view(kind):
     """``synthetic:shown`` and ``shown-gripped`` are ``handheld`` and ``gripped`` with the card
-    moved so its top corners lie in the frame: the same size and turn, their top-left index
-    in the photo as the reader asks (the corners' perspective jitter aside, nearly always)."""
+    moved so its top corners lie in the frame: a move, not a new draw, so each quad is the
+    other kind's translated, and its top-left index lies in the photo as the reader asks (the
+    corners' perspective jitter aside, nearly always; the other kind's, about half the time)."""
     from vision.corner_index import index_in_photo
 
     plain = "gripped" if kind.endswith("gripped") else "handheld"
-    shown_in = 0
+    shown_in = plain_in = 0
     for i in range(12):
         img, quad = synthetic_maker(kind)("7Y", np.random.default_rng([7, i]))
         _, other = synthetic_maker(plain)("7Y", np.random.default_rng([7, i]))
-        assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(
-            np.linalg.norm(other[1] - other[0]), rel=0.2)
+        moved = quad - other
+        assert np.allclose(moved, moved[0], atol=1e-3)
         shown_in += index_in_photo(quad, img.shape[:2])
-    assert shown_in >= 11
+        plain_in += index_in_photo(other, img.shape[:2])
+    assert shown_in >= 11 and plain_in < shown_in
 
 
 def test_a_card_held_close_to_a_webcam_runs_off_the_bottom():

@@ -38,8 +38,9 @@ DECISION_KINDS = ("near", "webcam", "held", "closeup", "table", "tinted", "handh
 WHY the last: the card gripped as people show one, its top-left index in view, each face in a
 printing of its own in a font no training render uses, is the one rendered set whose experts
 read as the real hand-held webcam photos' do (the whole card about 80%, the top-left corner
-about 88%, against the real 73% and 92%); on every other kind the whole card is the stronger
-expert (models/README.md, fifty-ninth session)."""
+about 88%, against the real 73% and 92%); on the ``handheld``, ``gripped`` and ``webcam``
+renders the whole card is the stronger expert (models/README.md, fifty-eighth and fifty-ninth
+sessions)."""
 DECKS = ("uno", "any")
 """How each photo is read: as ``--deck uno`` reads it, or as plain ``cardtable detect`` does."""
 SURE = 0.95
@@ -219,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kinds", default=",".join(DECISION_KINDS),
                     help="comma-separated synthetic kinds (default: the decision kinds), each "
                          "KIND or KIND@PRINTING (every face in one printing, e.g. "
-                         "shown-gripped@thin:3)")
+                         "shown-gripped@thin:3; @thin: a printing per face in a font no "
+                         "training render uses)")
     ap.add_argument("--deck", choices=DECKS, default="uno",
                     help="uno (default): read as `--deck uno` reads; any: answered as plain "
                          "`cardtable detect` answers, its surest detection")
