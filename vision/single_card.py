@@ -1129,12 +1129,12 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
+    from vision.synth.photos import single_card_kinds
 
     ap = argparse.ArgumentParser(prog="python -m vision.single_card")
     ap.add_argument("labels", type=Path,
-                    help="a labels.csv, or synthetic:table, :held, :tinted, :closeup, :webcam, "
-                         ":near, :handheld, :gripped, :shown or :shown-gripped (rendered "
-                         "photos)")
+                    help="a labels.csv, or synthetic:KIND (rendered photos), KIND one of "
+                         + ", ".join(single_card_kinds()))
     ap.add_argument("--count", type=int, default=108, help="synthetic: how many photos")
     ap.add_argument("--seed", type=int, default=99, help="synthetic: render seed")
     ap.add_argument("--corners", choices=["on", "off"], default="on",
