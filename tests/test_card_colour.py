@@ -12,8 +12,9 @@ from vision.card_colour import (
     code_colour,
     colour_weights,
     field_colour,
+    oval_to_black,
 )
-from vision.synth.faces import canonical_face, draw_uno_style, render_face
+from vision.synth.faces import canonical_face, current_wild_style, draw_uno_style, render_face
 from vision.synth.photos import closeup_card_photo, tint_light, tinted_held_photo
 
 LIGHTS = {
@@ -45,6 +46,38 @@ def test_field_colour_of_drawn_printings_under_tinted_light() -> None:
         right += COLOURS[int(field_colour(tint_light(face, rng, 0.4)).argmax())] == \
             code_colour(code)
     assert right >= len(codes) - 1
+
+
+@pytest.mark.parametrize(("votes", "expected"), [
+    # R, Y, G, B, K: a coloured card gives up nothing, nor does a finger's red or a shade beside it
+    ((900, 0, 0, 0, 50), (900, 0, 0, 0, 50)),
+    ((700, 0, 0, 200, 0), (700, 0, 0, 200, 0)),
+    ((600, 0, 40, 200, 10), (600, 0, 40, 200, 10)),
+    # a wild oval under a lifted black: what the four colours share is the oval's, black's
+    ((200, 220, 180, 210, 0), (20, 40, 0, 30, 720)),
+    ((300, 10, 5, 250, 100), (295, 5, 0, 245, 120)),
+    ((0, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
+])
+def test_oval_to_black(votes: tuple[int, ...], expected: tuple[int, ...]) -> None:
+    out = oval_to_black(np.array(votes, float))
+    assert out.tolist() == pytest.approx(list(expected))
+    assert out.sum() == pytest.approx(sum(votes))
+
+
+def test_field_colour_of_current_wild_printings_under_a_veil() -> None:
+    """Wild cards whose four-colour oval fills the field, the black lifted to near DARK: the
+    oval's common share keeps them black; the coloured faces of the same printings keep
+    their colour."""
+    right = {"K": 0, "coloured": 0}
+    for i in range(24):
+        rng = np.random.default_rng([37, i])
+        code = ("W", "+4", "5G", "RB")[i % 4]
+        face = render_face(code, rng, size=(120, 180), style=current_wild_style(rng))
+        veiled = (face.astype(np.float32) * 0.7 + 255 * 0.3).astype(np.uint8)
+        truth = code_colour(code)
+        right["K" if truth == "K" else "coloured"] += \
+            COLOURS[int(field_colour(veiled).argmax())] == truth
+    assert right == {"K": 12, "coloured": 12}
 
 
 def test_border_gain_whitens_a_tinted_border() -> None:

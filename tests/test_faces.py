@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -337,3 +338,32 @@ def test_a_tall_or_bare_six_is_a_numeral_high(bar: str, ends_below_an_eight: boo
 def test_an_unknown_index_bar_is_refused() -> None:
     with pytest.raises(FaceError, match="index_bar 'tal'"):
         render_uno("6G", replace(CLASSIC_UNO, index_bar="tal"), (60, 90))
+
+
+@pytest.mark.parametrize(("code", "changes"), [
+    ("W", True), ("+4", True), ("7R", False), ("SB", False), ("+2G", False), ("BACK", False),
+])
+def test_only_the_wild_cards_change_in_current_printings(code: str, changes: bool) -> None:
+    style = draw_uno_style(np.random.default_rng(3))
+    drawn = render_uno(code, style, (120, 180), np.random.default_rng(5))
+    current = render_uno(code, replace(style, current_wild=True), (120, 180),
+                         np.random.default_rng(5))
+    assert bool(np.any(drawn != current)) == changes
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_current_wild_card_is_mostly_its_four_colour_oval(seed: int) -> None:
+    """The card's own oval in four colours covers most of the field, each colour a good part
+    of it; the drawn look's small oval covers under a third."""
+    shares = {}
+    for current in (False, True):
+        rng = np.random.default_rng([41, seed])
+        style = replace(draw_uno_style(rng), current_wild=current)
+        face = render_uno("W", style, (120, 180), rng)
+        hsv = cv2.cvtColor(face[18:-18, 12:-12], cv2.COLOR_BGR2HSV).reshape(-1, 3)
+        hue = hsv[hsv[:, 1] > 100, 0].astype(int)
+        bins = [((hue < 10) | (hue >= 165)), (hue >= 17) & (hue < 33), (hue >= 33) & (hue < 90),
+                (hue >= 92) & (hue < 132)]
+        shares[current] = [float(b.sum()) / len(hsv) for b in bins]
+    assert sum(shares[False]) < 0.33 < 0.5 < sum(shares[True]), shares
+    assert min(shares[True]) > 0.05, shares[True]

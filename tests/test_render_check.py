@@ -90,6 +90,23 @@ def test_thin_draws_a_printing_per_face_in_the_unseen_font() -> None:
     assert split_kind("table") == ("table", None)
 
 
+def test_wild_prints_the_wild_cards_as_current_decks_and_keeps_the_coloured_faces() -> None:
+    """``@wild``: each face in the printing the bare kind draws for it, its wild cards in the
+    current look; a coloured face's photo is the bare kind's, pixel for pixel."""
+    import numpy as np
+
+    from vision.render_check import split_kind
+    from vision.single_card import synthetic_photos
+
+    kind, style = split_kind("shown@wild")
+    assert kind == "shown" and callable(style)
+    assert style(np.random.default_rng(3)).current_wild
+    bare = list(synthetic_photos("shown", 54, 7))
+    wild = list(synthetic_photos("shown", 54, 7, style))
+    for (code, a, _), (_, b, _) in zip(bare, wild, strict=True):
+        assert bool(np.any(a != b)) == (code in ("W", "+4")), code
+
+
 def test_a_deck_is_enrolled_in_one_printing() -> None:
     from vision.single_card import evaluate_synthetic
 

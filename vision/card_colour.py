@@ -4,7 +4,8 @@ WHY: the networks learned colour from renders, and the issue's probe got real ca
 right on only 51-88% of photos; the single-card reader got 82%. Colour needs no learning: after
 dividing by the card's own white border (a white reference in every photo, :func:`border_gain`),
 the field of a red, yellow, green or blue card is a
-large area of one saturated hue, and that of a wild card is black around a four-colour oval.
+large area of one saturated hue, and that of a wild card is black around a four-colour oval
+(whose share common to its colours counts as black, :func:`oval_to_black`).
 This module counts the field's pixels by hue (:func:`field_colour`) and turns the counts into a
 floored expert over the deck's codes (:func:`colour_weights`) that multiplies the networks'
 probabilities, like the corner indices (:mod:`vision.corner_index`).
@@ -57,12 +58,13 @@ def border_gain(crop: np.ndarray, band: tuple[float, float] = (0.02, 0.08),
     return classifier_border_gain(crop, band, 100.0 * (1.0 - brightest))
 
 
-def field_colour(crop: np.ndarray) -> np.ndarray:
+def field_colour(crop: np.ndarray, oval: bool = True) -> np.ndarray:
     """Shares (over :data:`COLOURS`) of the field's coloured and black pixels in a rectified
     card ``crop`` (BGR, portrait or landscape, any size), after white balance by its border.
 
     Pixels that are neither (the white oval, the index, a grey wall) do not vote; the shares
-    sum to 1 (uniform when nothing voted)."""
+    sum to 1 (uniform when nothing voted). ``oval`` False leaves out :func:`oval_to_black`
+    (the statistic before the sixty-first session, for :mod:`vision.colour_check`)."""
     if not isinstance(crop, np.ndarray) or crop.ndim != 3 or crop.shape[2] != 3:
         raise ValueError(f"expected a BGR card crop (H, W, 3), got {getattr(crop, 'shape', crop)}")
     small = cv2.resize(crop, (100, 150) if crop.shape[0] >= crop.shape[1] else (150, 100),
@@ -82,8 +84,29 @@ def field_colour(crop: np.ndarray) -> np.ndarray:
             in_bin |= (hue >= lo) & (hue < hi)
         votes[k] = np.count_nonzero(coloured & in_bin)
     votes[4] = np.count_nonzero(~coloured & (field.max(1) < DARK * WHITE_TARGET))
+    if oval:
+        votes = oval_to_black(votes)
     total = votes.sum()
     return votes / total if total > 0 else np.full(len(COLOURS), 1 / len(COLOURS))
+
+
+def oval_to_black(votes: np.ndarray) -> np.ndarray:
+    """Votes (over :data:`COLOURS`) with the share that all four colours have in common moved
+    to black: every colour gives up as many votes as the least voted colour has, and ``K``
+    gains them.
+
+    WHY: current decks print the wild card's oval as large as the white oval of the coloured
+    cards, so four coloured quarters cover about three quarters of its field; a webcam that
+    lifts the black leaves one of them on top (the real webcam photos' wild cards were read
+    black 5 times in 16). A coloured card never shows all four hues, so it gives up nothing;
+    a finger (red) or a shade (a third hue) over it does not make the fourth. Taking what
+    three colours share instead cost fingered coloured cards (RULE 60, models/README.md,
+    sixty-first session). Fixed a priori, not fitted on any photo."""
+    out = np.asarray(votes, np.float64).copy()
+    common = out[:4].min()
+    out[:4] -= common
+    out[4] += 4 * common
+    return out
 
 
 def code_colour(code: str) -> str | None:

@@ -152,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--printing", default=None,
                     help="synthetic: every face in one printing (a seed, plain:SEED, thin:SEED "
                          "or classic), or thin: each face its own printing in a font no render "
-                         "uses, as `python -m vision.single_card --printing`")
+                         "uses, or wild: each its own, wild cards as current decks print them, "
+                         "as `python -m vision.single_card --printing`")
     ap.add_argument("--json", type=Path, default=None, help="write the per-photo readings here")
     args = ap.parse_args(argv)
     if str(args.labels).startswith("synthetic:"):

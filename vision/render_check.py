@@ -31,16 +31,19 @@ import numpy as np
 from vision.calibration import reliability
 
 DECISION_KINDS = ("near", "webcam", "held", "closeup", "table", "tinted", "handheld", "gripped",
-                  "shown-gripped@thin")
+                  "shown-gripped@thin", "shown-gripped@wild")
 """The kinds a rule decides on (``handheld`` since RULE 47, ``gripped`` since RULE 53,
-``shown-gripped@thin`` since the fifty-ninth session), in the model card's column order.
+``shown-gripped@thin`` since the fifty-ninth session, ``shown-gripped@wild`` since RULE 61),
+in the model card's column order.
 
-WHY the last: the card gripped as people show one, its top-left index in view, each face in a
+WHY ``@thin``: the card gripped as people show one, its top-left index in view, each face in a
 printing of its own in a font no training render uses, is the one rendered set whose experts
 read as the real hand-held webcam photos' do (the whole card about 80%, the top-left corner
 about 88%, against the real 73% and 92%); on the ``handheld``, ``gripped`` and ``webcam``
 renders the whole card is the stronger expert (models/README.md, fifty-eighth and fifty-ninth
-sessions)."""
+sessions). WHY ``@wild``: its wild cards are printed as current decks print them (the card's
+own oval in four colours), which every shipped expert reads worse than the drawn look, as on
+the real photos, where the other kinds draw the drawn look only (sixty-first session)."""
 DECKS = ("uno", "any")
 """How each photo is read: as ``--deck uno`` reads it, or as plain ``cardtable detect`` does."""
 SURE = 0.95
@@ -221,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated synthetic kinds (default: the decision kinds), each "
                          "KIND or KIND@PRINTING (every face in one printing, e.g. "
                          "shown-gripped@thin:3; @thin: a printing per face in a font no "
-                         "training render uses)")
+                         "training render uses; @wild: a printing per face, wild cards as "
+                         "current decks print them)")
     ap.add_argument("--deck", choices=DECKS, default="uno",
                     help="uno (default): read as `--deck uno` reads; any: answered as plain "
                          "`cardtable detect` answers, its surest detection")

@@ -1043,16 +1043,20 @@ def style_of(spec: int | str) -> object:
     ``draw_uno_style`` draws from it (``plain:SEED``), else a printing of
     :func:`vision.synth.faces.printing` (``thin:1``: numerals in a font no render uses).
     ``thin`` alone is no one printing but a way to draw one per face
-    (:func:`vision.synth.faces.unseen_style`, a function of the face's generator).
+    (:func:`vision.synth.faces.unseen_style`, a function of the face's generator); ``wild``
+    likewise draws one per face whose wild cards are printed as current decks print them
+    (:func:`vision.synth.faces.current_wild_style`; its coloured faces are the bare kind's).
 
     WHY ``thin``: one unseen printing reads far better or worse than another (``shown-gripped``
     at seed 7: ``thin:1`` 194 of 216, ``thin:2`` 209 at seed 123), so a figure that should
     stand for decks the networks never saw draws a printing for every face."""
-    from vision.synth.faces import FaceError, printing, unseen_style
+    from vision.synth.faces import FaceError, current_wild_style, printing, unseen_style
 
     spec = str(spec)
     if spec == "thin":
         return unseen_style
+    if spec == "wild":
+        return current_wild_style
     try:
         return printing(f"plain:{spec}" if spec.isdigit() else spec)
     except FaceError as exc:
@@ -1156,8 +1160,9 @@ def main(argv: list[str] | None = None) -> int:
                          "through the profile")
     ap.add_argument("--printing", default=None,
                     help="synthetic: render one printing (as --enrol-style; or thin: each face "
-                         "its own printing in a font no render uses) and read it without a "
-                         "profile: the figure enrolment is measured against")
+                         "its own printing in a font no render uses; or wild: each face its own "
+                         "printing, wild cards as current decks print them) and read it without "
+                         "a profile: the figure enrolment is measured against")
     ap.add_argument("--enrol-group", default=None,
                     help="measure enrolment: enrol on this group's photos (kept in memory only), "
                          "test on the other rows")

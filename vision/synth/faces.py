@@ -97,6 +97,7 @@ class UnoStyle:
     footless_one: bool = False  # the numeral 1 drawn without its foot (:func:`_footless`)
     reverse_index: float = 1.0  # the reverse corner index's size, times the plain look's
     index_bar: str = "short"  # 6/9 corner index: one of INDEX_BARS (:func:`render_uno`)
+    current_wild: bool = False  # wild cards as current decks print them (current_wild_style)
 
 
 def _hsv_to_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -227,6 +228,14 @@ def printing(spec: str) -> UnoStyle:
                         f"{', '.join(PRINTINGS)}, e.g. thin:7, or classic")
     rng = np.random.default_rng(int(seed))
     return unseen_style(rng) if kind == "thin" else draw_uno_style(rng)
+
+
+def current_wild_style(rng: np.random.Generator) -> UnoStyle:
+    """A printing drawn as :func:`draw_uno_style` draws one, its wild cards as current
+    printings draw them (``UnoStyle.current_wild``): the card's own oval in four colours, the
+    +4's small cards on it more often than on white, the corner oval tall and tilted. Every
+    coloured face is the picture the plain printing draws, from the same generator."""
+    return replace(draw_uno_style(rng), current_wild=True)
 
 
 def unseen_style(rng: np.random.Generator) -> UnoStyle:
@@ -453,6 +462,50 @@ def _underlined(layer: np.ndarray, bar: tuple[float, float, float],
     return layer
 
 
+def _four_colours(rng: np.random.Generator | None) -> list[str]:
+    """The wild oval's colours in turn round it: printed decks keep one order (red, blue,
+    green, yellow going round), starting anywhere and running either way."""
+    order = ["R", "B", "G", "Y"]
+    if rng is None:
+        return order
+    k = int(rng.integers(4))
+    order = order[k:] + order[:k]
+    return order[::-1] if rng.random() < 0.5 else order
+
+
+def _four_colour_ellipse(canvas: np.ndarray, style: UnoStyle, centre: tuple[float, float],
+                         axes: tuple[float, float], angle: float,
+                         rng: np.random.Generator | None) -> None:
+    """The four-colour oval of current printings, drawn on ``canvas`` (float RGB, or RGBA with
+    an alpha of 255): four sectors of one ellipse, split along its axes or turned from them,
+    half the time inside a white rim."""
+    fill = 255 if canvas.shape[2] == 4 else None
+    split = 0.0 if rng is None else float(rng.choice([0.0, -angle, rng.uniform(0, 90)]))
+    c = (int(round(centre[0])), int(round(centre[1])))
+    ax = (max(1, int(round(axes[0]))), max(1, int(round(axes[1]))))
+    if rng is not None and rng.random() < 0.5:
+        rim = max(1, int(round(min(ax) * rng.uniform(0.04, 0.1))))
+        paper = (*style.paper, fill) if fill else style.paper
+        cv2.ellipse(canvas, c, (ax[0] + rim, ax[1] + rim), angle, 0, 360, paper, -1,
+                    cv2.LINE_AA)
+    for i, colour in enumerate(_four_colours(rng)):
+        rgb = (*style.field[colour], fill) if fill else style.field[colour]
+        cv2.ellipse(canvas, c, ax, angle, split + 90 * i, split + 90 * (i + 1), rgb, -1,
+                    cv2.LINE_AA)
+
+
+def _wild_index_layer(style: UnoStyle, rng: np.random.Generator | None, n: int = 400
+                      ) -> np.ndarray:
+    """The wild card's corner index as current printings draw it: a small four-colour oval,
+    tall and tilted like the card's own oval (not the level, wide one of the first renders)."""
+    layer = np.zeros((n, n, 4), np.uint8)
+    tall = 0.0 if rng is None else float(rng.uniform(0.0, 0.15))
+    angle = style.ellipse_angle if rng is None else float(rng.uniform(15, 45))
+    _four_colour_ellipse(layer, style, (n / 2, n / 2), (n * (0.28 + tall / 2), n * 0.45),
+                         angle, rng)
+    return layer
+
+
 def _wild_oval_layer(style: UnoStyle, n: int, rot: int) -> np.ndarray:
     img, d = _blank(n)
     order = ["R", "B", "Y", "G"]
@@ -572,6 +625,8 @@ def _uno_symbol_layer(symbol: str, colour: str | None, style: UnoStyle, rgb: tup
         rot = 0 if rng is None else int(rng.integers(4))
         if small and rng is not None and rng.random() < 0.35:
             return _text_layer("W", style.font, rgb)
+        if small and style.current_wild:
+            return _wild_index_layer(style, rng)
         return _wild_oval_layer(style, 400, rot)
     raise FaceError(f"no UNO symbol {symbol!r}")
 
@@ -642,7 +697,13 @@ def render_uno(code: str, style: UnoStyle, size: tuple[int, int] = DEFAULT_SIZE,
     kind = style.ellipse
     if colour is None:
         kind = "filled" if symbol == "+4" and kind != "ring" else "ring"
-    _draw_ellipse(canvas, style, style.paper, kind, rng)
+    four = colour is None and style.current_wild and (
+        symbol == "W" or rng is None or rng.random() < 0.6)
+    if four:  # current printings: the card's own oval in four colours, under a +4's cards
+        axes = (style.ellipse_axes[0] * w, style.ellipse_axes[1] * h)
+        _four_colour_ellipse(canvas, style, (w / 2, h / 2), axes, style.ellipse_angle, rng)
+    else:
+        _draw_ellipse(canvas, style, style.paper, kind, rng)
     # big central symbol: coloured with a dark outline on a white ellipse, white on a ring
     big_rgb = style.paper if kind == "ring" or colour is None else field
     layer = _uno_symbol_layer(symbol, colour, style, big_rgb, False, rng)
@@ -663,10 +724,11 @@ def render_uno(code: str, style: UnoStyle, size: tuple[int, int] = DEFAULT_SIZE,
         height = h * 0.5
         shadow = None
         angle = style.ellipse_angle if rng is not None and rng.random() < 0.5 else 0.0
-    _place(canvas, layer, (w / 2, h / 2), height, angle=angle,
-           skew=style.skew if symbol.isdigit() else 0.0,
-           stretch=style.stretch if symbol.isdigit() else 1.0, shadow=shadow,
-           hard=style.hard_shadow)
+    if not (four and symbol == "W"):  # the four-colour oval is the wild card's symbol
+        _place(canvas, layer, (w / 2, h / 2), height, angle=angle,
+               skew=style.skew if symbol.isdigit() else 0.0,
+               stretch=style.stretch if symbol.isdigit() else 1.0, shadow=shadow,
+               hard=style.hard_shadow)
     # corner indices: white (dark-outlined), top-left and rotated bottom-right
     if style.index_bar not in INDEX_BARS:
         raise FaceError(f"index_bar {style.index_bar!r}: give one of {', '.join(INDEX_BARS)}")
