@@ -105,6 +105,9 @@ def test_wild_prints_the_wild_cards_as_current_decks_and_keeps_the_coloured_face
     wild = list(synthetic_photos("shown", 54, 7, style))
     for (code, a, _), (_, b, _) in zip(bare, wild, strict=True):
         assert bool(np.any(a != b)) == (code in ("W", "+4")), code
+    only = list(synthetic_photos("shown", 54, 7, style, codes=("W", "+4")))
+    assert [code for code, _, _ in only] == ["W", "+4"]
+    assert all(np.array_equal(a, b) for (_, a, _), (_, b, _) in zip(only, wild[52:], strict=True))
 
 
 def test_a_deck_is_enrolled_in_one_printing() -> None:

@@ -31,14 +31,14 @@ look's."""
 def tally(kind: str, seed: int, count: int, oval: bool = True) -> dict[str, tuple[int, int]]:
     """(right, photos) per group of :data:`GROUPS` for ``count`` photos of ``synthetic:kind`` at
     ``seed``; ``oval`` False reads without :func:`vision.card_colour.oval_to_black`."""
+    from protocol_runner.cards import UNO_BLACK
     from vision.single_card import rectify, style_of, synthetic_photos
 
     out = dict.fromkeys(GROUPS, (0, 0))
-    for style in (None, style_of("wild")):
-        for code, img, quad in synthetic_photos(kind, count, seed, style):
+    # the wild printing's coloured faces are the bare kind's pictures: only its wild cards
+    for style, codes in ((None, None), (style_of("wild"), UNO_BLACK)):
+        for code, img, quad in synthetic_photos(kind, count, seed, style, codes):
             truth = code_colour(code)
-            if truth != "K" and style is not None:
-                continue  # the same picture as the bare kind's
             group = GROUPS[0] if truth != "K" else GROUPS[1 if style is None else 2]
             read = COLOURS[int(np.argmax(field_colour(rectify(img, quad), oval)))]
             right, n = out[group]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -991,17 +991,22 @@ def synthetic_maker(kind: str) -> Callable[..., tuple[np.ndarray, np.ndarray]]:
     return makers[kind]
 
 
-def synthetic_photos(kind: str, count: int, seed: int, style: object | None = None
+def synthetic_photos(kind: str, count: int, seed: int, style: object | None = None,
+                     codes: Collection[str] | None = None
                      ) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
     """The ``count`` rendered photos of ``synthetic:KIND`` at ``seed``: (code, image, quad).
     Photo ``i`` shows UNO face ``i mod 54`` and draws from seed ``[seed, i]``, so any subset of
     a set is the same photos wherever it is read; ``style``: one printing for every face, or a
-    function of the photo's generator that draws each face's printing (:func:`style_of`)."""
+    function of the photo's generator that draws each face's printing (:func:`style_of`);
+    ``codes``: only the photos of these faces are rendered (the same pictures as in the whole
+    set)."""
     from vision.synth.faces import UNO_FACE_CODES, render_face
 
     make = synthetic_maker(kind)
     for i in range(count):
         code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
+        if codes is not None and code not in codes:
+            continue
         rng = np.random.default_rng([seed, i])
         drawn = style(rng) if callable(style) else style
         face = None if drawn is None else render_face(code, rng, size=(200, 300), style=drawn)
