@@ -99,6 +99,8 @@ def test_the_command_reads_a_labels_file_and_writes_json(tmp_path: Path, rendere
     (["labels.csv", "--group", "nothing-starts-so"], "no photos to read"),
     (["labels.csv", "--printing", "thin:1"], "give synthetic:KIND"),
     (["synthetic:held", "--printing", "nope:1"], "printing"),
+    (["synthetic:held", "--codes", "W,7Q"], "no UNO face 7Q"),
+    (["labels.csv", "--codes", "W"], "give synthetic:KIND"),
 ])
 def test_bad_input_is_a_clear_error(tmp_path: Path, rendered, argv, message):
     name, group, code, image = rendered[0]
@@ -122,6 +124,20 @@ def test_a_printing_draws_every_rendered_face_in_it(capsys):
     assert not any(np.array_equal(a, b) for a, b in zip(thin, drawn, strict=True))
     assert main(["synthetic:held", "--count", "2", "--seed", "7", "--printing", "thin:1"]) == 0
     assert "photos 2" in capsys.readouterr().out
+
+
+def test_codes_read_a_subset_of_the_same_photos():
+    """``--codes`` renders only those faces' photos of a set: the same pictures under the same
+    names as in the whole set (photo i shows face i mod 54), so a wild-card tally can be read
+    from many more photos than a whole set would render."""
+    from vision.expert_eval import _rendered
+
+    whole = list(_rendered("held", 110, 7))
+    wild = list(_rendered("held", 110, 7, codes=frozenset({"W", "+4"})))
+    assert [r[2] for r in wild] == ["W", "+4", "W", "+4"]
+    by_name = {name: image for name, _, _, image, _ in whole}
+    for name, _, _, image, _ in wild:
+        assert np.array_equal(image, by_name[name])
 
 
 def test_a_rendered_photo_records_whether_its_index_is_in_view():

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -132,11 +132,17 @@ def _labelled(labels: Path, group: str | None, source: str | None
         yield r["image"], r["group"], r["code"], read_image(r["path"])
 
 
-def _rendered(kind: str, count: int, seed: int, style: object | None = None
+def _rendered(kind: str, count: int, seed: int, style: object | None = None,
+              codes: Collection[str] | None = None
               ) -> Iterator[tuple[str, str, str, np.ndarray, np.ndarray]]:
     from vision.single_card import synthetic_photos
+    from vision.synth.faces import UNO_FACE_CODES
 
-    for i, (code, image, quad) in enumerate(synthetic_photos(kind, count, seed, style=style)):
+    # each photo keeps its number in the whole set, so a subset's names match the set's
+    numbers = (i for i in range(count)
+               if codes is None or UNO_FACE_CODES[i % len(UNO_FACE_CODES)] in codes)
+    for i, (code, image, quad) in zip(numbers, synthetic_photos(kind, count, seed, style=style,
+                                                                codes=codes), strict=True):
         yield f"{kind}-{seed}-{i}", kind, code, image, quad
 
 
@@ -154,18 +160,26 @@ def main(argv: list[str] | None = None) -> int:
                          "or classic), or thin: each face its own printing in a font no render "
                          "uses, or wild: each its own, wild cards as current decks print them, "
                          "as `python -m vision.single_card --printing`")
+    ap.add_argument("--codes", default=None,
+                    help="synthetic: only the photos of these faces, comma-separated (e.g. "
+                         "W,+4: the wild cards of a set, the same pictures as in the whole set)")
     ap.add_argument("--json", type=Path, default=None, help="write the per-photo readings here")
     args = ap.parse_args(argv)
+    codes = None if args.codes is None else frozenset(args.codes.split(","))
     if str(args.labels).startswith("synthetic:"):
         from vision.single_card import style_of, synthetic_maker
+        from vision.synth.faces import UNO_FACE_CODES
 
         kind = str(args.labels).split(":", 1)[1]
         synthetic_maker(kind)  # an unknown kind fails before any model loads
+        if codes is not None and (unknown := sorted(codes - set(UNO_FACE_CODES))):
+            raise ValueError(f"--codes: no UNO face {', '.join(unknown)} (codes as "
+                             "CONVENTIONS.md writes them: 7R, SB, +2G, W, +4)")
         style = None if args.printing is None else style_of(args.printing)
-        photos = _rendered(kind, args.count, args.seed, style)
+        photos = _rendered(kind, args.count, args.seed, style, codes)
     else:
-        if args.printing is not None:
-            raise ValueError("--printing draws rendered photos: give synthetic:KIND")
+        if args.printing is not None or codes is not None:
+            raise ValueError("--printing and --codes draw rendered photos: give synthetic:KIND")
         photos = _labelled(Path(args.labels), args.group, args.source)
     readings = list(read_experts(photos))
     if not readings:
