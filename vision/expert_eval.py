@@ -135,14 +135,12 @@ def _labelled(labels: Path, group: str | None, source: str | None
 def _rendered(kind: str, count: int, seed: int, style: object | None = None,
               codes: Collection[str] | None = None
               ) -> Iterator[tuple[str, str, str, np.ndarray, np.ndarray]]:
-    from vision.single_card import synthetic_photos
-    from vision.synth.faces import UNO_FACE_CODES
+    from vision.single_card import synthetic_numbers, synthetic_photos
 
     # each photo keeps its number in the whole set, so a subset's names match the set's
-    numbers = (i for i in range(count)
-               if codes is None or UNO_FACE_CODES[i % len(UNO_FACE_CODES)] in codes)
-    for i, (code, image, quad) in zip(numbers, synthetic_photos(kind, count, seed, style=style,
-                                                                codes=codes), strict=True):
+    for i, (code, image, quad) in zip(synthetic_numbers(count, codes),
+                                      synthetic_photos(kind, count, seed, style=style,
+                                                       codes=codes), strict=True):
         yield f"{kind}-{seed}-{i}", kind, code, image, quad
 
 

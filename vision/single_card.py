@@ -991,6 +991,16 @@ def synthetic_maker(kind: str) -> Callable[..., tuple[np.ndarray, np.ndarray]]:
     return makers[kind]
 
 
+def synthetic_numbers(count: int, codes: Collection[str] | None = None) -> list[int]:
+    """The numbers ``i`` of the photos :func:`synthetic_photos` renders of a set of ``count``
+    (photo ``i`` shows UNO face ``i mod 54``), those of the faces ``codes`` only when given:
+    what names a photo of a subset as in the whole set."""
+    from vision.synth.faces import UNO_FACE_CODES
+
+    return [i for i in range(count)
+            if codes is None or UNO_FACE_CODES[i % len(UNO_FACE_CODES)] in codes]
+
+
 def synthetic_photos(kind: str, count: int, seed: int, style: object | None = None,
                      codes: Collection[str] | None = None
                      ) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
@@ -1003,10 +1013,8 @@ def synthetic_photos(kind: str, count: int, seed: int, style: object | None = No
     from vision.synth.faces import UNO_FACE_CODES, render_face
 
     make = synthetic_maker(kind)
-    for i in range(count):
+    for i in synthetic_numbers(count, codes):
         code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
-        if codes is not None and code not in codes:
-            continue
         rng = np.random.default_rng([seed, i])
         drawn = style(rng) if callable(style) else style
         face = None if drawn is None else render_face(code, rng, size=(200, 300), style=drawn)
