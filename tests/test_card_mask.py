@@ -15,8 +15,11 @@ import pytest
 from vision.card_mask import (
     BLOBS,
     DEFAULT_MODEL,
+    SKEW_MAX,
     CardMask,
     CardMaskError,
+    blob_quad,
+    corner_skew,
     default_card_mask,
     mask_agreement,
     mask_blobs,
@@ -110,6 +113,32 @@ def test_a_quad_agrees_with_the_mask_by_its_overlap(quad: np.ndarray, agreement:
 def test_an_empty_mask_agrees_with_nothing() -> None:
     assert mask_agreement(np.zeros((120, 160), np.float32), _square(0, 0, 100, 100),
                           (120, 160)) == 0.0
+
+
+@pytest.mark.parametrize(("quad", "skew"), [
+    ([[0, 0], [40, 0], [40, 60], [0, 60]], 0.0),          # upright rectangle
+    ([[10, 0], [50, 10], [40, 70], [0, 60]], 4.6),         # turned and foreshortened a little
+    ([[0, 0], [40, 0], [60, 60], [20, 60]], 18.4),         # sheared: a slanted outline
+    ([[0, 0], [40, 0], [40, 60], [0, 20]], 45.0),          # a wedge the fingers cut
+])
+def test_corner_skew_is_the_worst_corner_off_a_right_angle(quad: list[list[int]],
+                                                          skew: float) -> None:
+    assert corner_skew(np.float32(quad)) == pytest.approx(skew, abs=0.1)
+
+
+@pytest.mark.parametrize(("outline", "kept"), [
+    ([[20, 20], [80, 20], [80, 110], [20, 110]], True),    # a card's blob
+    ([[20, 20], [80, 25], [78, 110], [18, 104]], True),    # a card a little turned in depth
+    ([[20, 20], [80, 20], [110, 110], [50, 110]], False),  # slanted 18 degrees
+    ([[20, 20], [80, 20], [80, 110], [20, 50]], False),    # a card's top and a wedge of hand
+])
+def test_a_blob_is_proposed_only_when_its_outline_could_be_a_card(
+        outline: list[list[int]], kept: bool) -> None:
+    blob = np.float32(outline)
+    quad = blob_quad(blob)
+    assert (quad is not None) == kept
+    if quad is not None:
+        assert corner_skew(quad) <= SKEW_MAX
 
 
 def test_a_faint_mask_holds_no_card() -> None:

@@ -87,9 +87,34 @@ def default_card_mask() -> CardMask:
     return CardMask.load()
 
 
+SKEW_MAX = 15.0
+"""The most, in degrees, that a corner of a blob's four-cornered outline may differ from a
+right angle for it to be proposed as a card (:func:`blob_quad`). WHY: a card held up to a
+camera or lying on a table is seen nearly square-on; its corners differ from right angles by
+at most 10 degrees in every rendered kind (tuning seed 7). A blob the fingers across a card
+bite into, or one the mask joins to the wall beside it, simplifies to a slanted outline
+(16-56 degrees off) that still scored best among a real photo's proposals. Chosen on the CC BY
+training split's real frames (``python -m vision.locate_eval --split train``, with ``--source
+phone``): best-scored fits 90 -> 95 of 120 webcam frames and 190 -> 195 of 269 phone photos;
+12, 20 and 25 degrees, and sparing outlines at the photo's edge, fitted fewer (RULE 63,
+models/README.md)."""
+
+
+def corner_skew(quad: np.ndarray) -> float:
+    """The largest difference, in degrees, between a corner angle of ``quad`` and a right
+    angle."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    u = np.roll(q, 1, axis=0) - q
+    v = np.roll(q, -1, axis=0) - q
+    cos = (u * v).sum(1) / np.maximum(np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1),
+                                      1e-9)
+    return float(np.abs(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))) - 90.0).max())
+
+
 def blob_quad(blob: np.ndarray) -> np.ndarray | None:
     """The four-cornered outline of ``blob`` (its convex hull simplified until four corners
-    are left), or None when it has none (a blob of three corners or a round one).
+    are left), or None when it has none (a blob of three corners or a round one) or when a
+    corner of it is more than :data:`SKEW_MAX` off a right angle (no card's outline).
 
     WHY not its rotated bounding box: a card held close runs off the frame, and the part in
     view is the card's quad cut by the frame's edge: its rotated box is another shape, tilted
@@ -101,7 +126,8 @@ def blob_quad(blob: np.ndarray) -> np.ndarray | None:
     for share in (0.01, 0.02, 0.03, 0.05, 0.08):
         corners = cv2.approxPolyDP(hull, share * perimeter, True)
         if len(corners) == 4:
-            return corners.reshape(4, 2).astype(np.float32)
+            quad = corners.reshape(4, 2).astype(np.float32)
+            return quad if corner_skew(quad) <= SKEW_MAX else None
         if len(corners) < 4:
             return None
     return None
