@@ -923,15 +923,18 @@ def test_python_m_single_card_prints_what_its_main_prints(capsys):
 
 @pytest.mark.parametrize(("index", "code", "by_end"), [
     (0, "0R", True), (28, "8G", True),
-    # outlined by the card mask's own four corners since proposals are weighed by their
-    # agreement with the mask (thirty-sixth session); still read right
-    (36, "SG", False),
+    # outlined by the card mask's own four corners from the thirty-sixth session (proposals
+    # weighed by their agreement with the mask) to the sixty-third; that outline lies more than
+    # SKEW_MAX off square (RULE 63), and the card is read by an end again, surer (0.96 -> 1.00)
+    (36, "SG", True),
     # read wrong while an end's whole face was read from the completed card (end_in_view)
     (2, "2R", True), (19, "6Y", True),
     # a known limit from the twenty-fifth to the thirty-fifth session and from the
     # thirty-eighth's card mask to the forty-seventh (the mask's outline of the part in view won
-    # as it was and read 1B); read right by its end since the 64-px corner networks (RULE 33)
-    (44, "5B", True),
+    # as it was and read 1B); read right by its end from the 64-px corner networks (RULE 33) to
+    # the sixty-third session, since then by the mask blob's rotated box (that end's outline
+    # lies more than SKEW_MAX off square, RULE 63), surer (0.54 -> 0.99)
+    (44, "5B", False),
 ])
 def test_a_card_held_close_is_read_as_the_upright_card_its_end_belongs_to(
         clf: CardClassifier, fusion: CornerFusion, index: int, code: str, by_end: bool):
