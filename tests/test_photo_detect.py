@@ -514,6 +514,47 @@ def test_a_card_merged_with_another_region_is_read_from_its_piece(
     assert all(any(d.code == c and _contains(d, x, y) for c, x, y in labels) for d in outlines)
 
 
+@needs_models
+@needs_photos
+@pytest.mark.parametrize(("stem", "code"), [
+    ("10s-99beb21f-3992-11ed-882d-ec2e98cc7ff6", "10S"),  # held up to a webcam, both indices
+    ("6d-935e297c-3991-11ed-ad47-ec2e98cc7ff6", "6D"),    # held up to a webcam
+    ("8h-e6ecc271-3990-11ed-989c-ec2e98cc7ff6", "8H"),    # held, one index under a finger
+    ("9s-a34a4afa-3992-11ed-9e09-ec2e98cc7ff6", None),    # located, read 6C at 0.42: no card
+    ("backcard-0311bc91-3993-11ed-9600-ec2e98cc7ff6", None),  # a back: read JS at 0.39
+])
+def test_a_card_the_reader_misses_is_read_where_the_locator_finds_it(
+        photo_reader: PhotoReader, stem: str, code: str | None) -> None:
+    """Training-split webcam frames in which the photo reader finds no card (RULE 64,
+    models/README.md): the single-card locator's proposals read as outlines are (the same
+    least probability) give the held card, holding its labelled indices' centres, or nothing
+    where no proposal reads that surely; a standard-deck reading of the photo answers the
+    same."""
+    from vision.recognise import TableReader
+    from vision.single_card import candidates
+
+    image, labels = _photo(stem)
+    assert photo_reader.detect(image) == []
+    found = photo_reader.located(image, candidates(image))
+    assert [d.code for d in found] == ([code] if code else [])
+    assert all(_contains(d, x, y) for d in found for _, x, y in labels)
+    if code:
+        assert found[0].confidence >= photo_reader.min_card_confidence
+        standard = still_detector(TableReader.load(), "standard")(image)
+        assert [(d.code, d.confidence) for d in standard] == \
+            [(d.code, d.confidence) for d in found]
+
+
+@needs_models
+@pytest.mark.parametrize("scores", [[], [-0.6], [-0.9, -0.7], [0.8]])
+def test_no_located_proposal_no_located_card(photo_reader: PhotoReader,
+                                             scores: list[float]) -> None:
+    """No proposal, only those the locator itself rejects (score -0.5 or less), or one over
+    a blank grey photo: no card."""
+    cands = [("white", _rect(10, 10, 60, 90), s) for s in scores]
+    assert photo_reader.located(np.full((100, 100, 3), 128, np.uint8), cands) == ()
+
+
 def _joker_on_wood(angle: float, source: str = "IMG_20220921_194554"
                    ) -> tuple[np.ndarray, np.ndarray]:
     """The joker of a training photo rectified from its outline and laid at ``angle`` on a
