@@ -520,16 +520,20 @@ def test_a_card_merged_with_another_region_is_read_from_its_piece(
     ("10s-99beb21f-3992-11ed-882d-ec2e98cc7ff6", "10S"),  # held up to a webcam, both indices
     ("6d-935e297c-3991-11ed-ad47-ec2e98cc7ff6", "6D"),    # held up to a webcam
     ("8h-e6ecc271-3990-11ed-989c-ec2e98cc7ff6", "8H"),    # held, one index under a finger
+    ("7h-f0226160-3990-11ed-a610-ec2e98cc7ff6", "7H"),    # its outline read 4S; its index 7H
+    ("Ac-cf549b97-3991-11ed-958f-ec2e98cc7ff6", "AC"),    # outline 0.99 with its one index
     ("9s-a34a4afa-3992-11ed-9e09-ec2e98cc7ff6", None),    # located, read 6C at 0.42: no card
+    ("6d-96fccd63-3991-11ed-a765-ec2e98cc7ff6", None),    # outline 8D 0.997, indices 6D: unsure
     ("backcard-0311bc91-3993-11ed-9600-ec2e98cc7ff6", None),  # a back: read JS at 0.39
 ])
 def test_a_card_the_reader_misses_is_read_where_the_locator_finds_it(
         photo_reader: PhotoReader, stem: str, code: str | None) -> None:
-    """Training-split webcam frames in which the photo reader finds no card (RULE 64,
-    models/README.md): the single-card locator's proposals read as outlines are (the same
-    least probability) give the held card, holding its labelled indices' centres, or nothing
-    where no proposal reads that surely; a standard-deck reading of the photo answers the
-    same."""
+    """Training-split webcam frames in which the photo reader finds no card (RULES 64 and
+    65, models/README.md): the single-card locator's proposals read as outlines are, each
+    with the spotter's indices inside it as witnesses, give the held card, holding its
+    labelled indices' centres, or nothing where no proposal reads as surely as an outline must
+    (an outline misread where its indices disagree among them); a standard-deck reading of the
+    photo answers the same."""
     from vision.recognise import TableReader
     from vision.single_card import candidates
 
