@@ -644,8 +644,10 @@ class PhotoReader:
         nothing in 56 of that split's 557 photos (102 labels); read so, 25 more labels were
         found for 1 more false card. No new bar: the outline's own, and the margin within which
         the UNO reader reads proposals with corners. Measured once after on the held-out split:
-        427 → 435 of 504 found, 6 → 7 false (a QC read QS at 0.982); rendered UNO photos read
-        by plain ``detect`` and the real UNO photos without ``--deck``: unchanged.
+        427 → 435 of 504 found, 6 → 7 false (a QC read QS at 0.982); the real UNO photos
+        without ``--deck``: unchanged; rendered UNO photos read by plain ``detect``: unchanged
+        at its decision seeds, and at RULE 65's one of 2,160 (a wild +4) answered as the
+        standard 4C.
 
         WHY the spotter's indices too (RULE 65): a loose proposal (the fingers or the room
         taken in) puts its index squares beside the printed indices, which the spotter finds
@@ -662,7 +664,7 @@ class PhotoReader:
         if not found:
             return ()
         spots = [c for c in self.read_corners(image, self.spot(image))
-                 if c.kind != "back" and c.score >= self.min_score]
+                 if c.kind != "back" and c.probs is not None and c.score >= self.min_score]
         best: tuple[float, int, Any, np.ndarray] | None = None
         for d in found:
             dist = d.probs
