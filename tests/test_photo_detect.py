@@ -538,8 +538,9 @@ def test_a_card_the_reader_misses_is_read_where_the_locator_finds_it(
     from vision.single_card import candidates
 
     image, labels = _photo(stem)
-    assert photo_reader.detect(image) == []
-    found = photo_reader.located(image, candidates(image))
+    cards, corners = photo_reader.cards_and_indices(image)
+    assert cards == [] and photo_reader.detect(image) == []
+    found = photo_reader.located(image, candidates(image), corners)
     assert [d.code for d in found] == ([code] if code else [])
     assert all(_contains(d, x, y) for d in found for _, x, y in labels)
     if code:
@@ -556,7 +557,7 @@ def test_no_located_proposal_no_located_card(photo_reader: PhotoReader,
     """No proposal, only those the locator itself rejects (score -0.5 or less), or one over
     a blank grey photo: no card."""
     cands = [("white", _rect(10, 10, 60, 90), s) for s in scores]
-    assert photo_reader.located(np.full((100, 100, 3), 128, np.uint8), cands) == ()
+    assert photo_reader.located(np.full((100, 100, 3), 128, np.uint8), cands, []) == ()
 
 
 def _joker_on_wood(angle: float, source: str = "IMG_20220921_194554"

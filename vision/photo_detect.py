@@ -511,6 +511,13 @@ class PhotoReader:
         and in ``cardtable detect`` the UNO check beside this reading ends first and leaves a
         core idle (interleaved A/B, models/README.md: standard photos 0.04-0.08 s faster at the
         median)."""
+        return self.cards_and_indices(image, stop)[0]
+
+    def cards_and_indices(self, image: np.ndarray, stop: threading.Event | None = None
+                          ) -> tuple[list[Any], list[Corner]]:
+        """:meth:`detect`'s cards, and the spotter's indices and face-down peaks that lie in
+        no card outline read, with their readings: what :meth:`located` weighs as witnesses
+        where no card was found, so that the spotter need not run twice."""
         if image is None or getattr(image, "ndim", 0) != 3 or image.shape[2] != 3 \
                 or min(image.shape[:2]) < 16:
             raise PhotoImageError("expected a BGR image (H, W, 3) of at least 16x16 pixels, "
@@ -524,7 +531,8 @@ class PhotoReader:
                 rest = [c for c in spots.result()
                         if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
             _go_on()
-            return one_per_code(whole + self.cards(self.read_corners(image, rest)))
+            read = self.read_corners(image, rest)
+            return one_per_code(whole + self.cards(read)), read
         finally:
             _STOP.reset(token)
 
@@ -627,13 +635,15 @@ class PhotoReader:
             cards.add(i)
         return found, [q for i, q in enumerate(quads) if i not in cards], blank
 
-    def located(self, image: np.ndarray, cands: Sequence[Any]) -> tuple[Any, ...]:
+    def located(self, image: np.ndarray, cands: Sequence[Any], corners: Sequence[Corner]
+                ) -> tuple[Any, ...]:
         """The card of a photo in which :meth:`detect` found none, read through the
         single-card locator: each of its proposals ``cands``
         (:func:`vision.single_card.candidates`) within :data:`vision.single_card.FUSED_MARGIN`
         of the best geometric score is read as a card outline is (:meth:`read_quads`), that
-        reading times the readings of the spotter's indices whose centres lie in it (a product
-        of experts, :func:`joint_reading`); the surest code over the proposals is the photo's
+        reading times the readings of the spotter's indices whose centres lie in it
+        (``corners``, as :meth:`cards_and_indices` read them; a product of experts,
+        :func:`joint_reading`); the surest code over the proposals is the photo's
         card when it reaches the outline's least probability (none otherwise).
 
         WHY (sixty-fourth session, RULE 64): a card held up to a webcam has a hand across its
@@ -663,7 +673,7 @@ class PhotoReader:
         found = self.read_quads(image, near, 0.0)[0] if near else []
         if not found:
             return ()
-        spots = [c for c in self.read_corners(image, self.spot(image))
+        spots = [c for c in corners
                  if c.kind != "back" and c.probs is not None and c.score >= self.min_score]
         best: tuple[float, int, Any, np.ndarray] | None = None
         for d in found:
@@ -1137,15 +1147,16 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     if on_mat is not None:
         return on_mat
     if not auto:
-        if found := tuple(_photo_reader(photo).detect(image)):
-            return found
+        found, corners = _photo_reader(photo).cards_and_indices(image)
+        if found:
+            return tuple(found)
         try:
-            return _photo_reader(photo).located(image, candidates(image))
+            return _photo_reader(photo).located(image, candidates(image), corners)
         except SingleCardError:
             return ()
     stop = threading.Event()
     with ThreadPoolExecutor(1, thread_name_prefix="photo-reader") as pool:
-        pending = pool.submit(lambda: _photo_reader(photo).detect(image, stop))
+        pending = pool.submit(lambda: _photo_reader(photo).cards_and_indices(image, stop))
         try:
             try:
                 cands = candidates(image)
@@ -1155,9 +1166,9 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
             sure = bool(single) and _uno_share(single[0], reader) >= UNO_SURE
             if sure:
                 stop.set()  # the photo reader's core is the fused reading's now
-            elif found := tuple(pending.result()):
-                return found
-            elif located := _photo_reader(photo).located(image, cands):
+            elif (read := pending.result())[0]:
+                return tuple(read[0])
+            elif located := _photo_reader(photo).located(image, cands, read[1]):
                 return located
             if not single or not (sure or single[0].code in UNO_CODES):
                 return single
