@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Reliability, reliability
+from vision.photo_size import resized
 from vision.recognise import Detection, TableReader, detect_still
 from vision.sources import FrameSourceError, list_images, read_image
 
@@ -237,11 +238,13 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
                   detect: Callable[[np.ndarray], Sequence[Detection]] | None = None,
                   keep: Callable[[Path], bool] | None = None,
                   explain: Callable[[np.ndarray, Sequence[tuple[str, float, float]]],
-                                    list[str]] | None = None) -> Report:
+                                    list[str]] | None = None,
+                  resize: tuple[int, int] | None = None) -> Report:
     """``detect`` replaces :func:`detect_still` (e.g. :mod:`vision.photo_detect` for photos
     without the mat); ``keep`` selects images (e.g. the held-out split of a set); ``explain``
     names the stage that lost each missed label (:func:`vision.photo_misses.miss_explainer`),
-    after the photo's timing."""
+    after the photo's timing; ``resize`` = (w, h) reads every photo at that size
+    (:func:`vision.photo_size.resized`, before the timing)."""
     names = read_names(root / "data.yaml")
     images = sorted(p for p in (root / "images").rglob("*") if p.suffix.lower() in
                     {".jpg", ".jpeg", ".png", ".bmp", ".webp"}) if (root / "images").is_dir() \
@@ -252,13 +255,15 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
             raise EvalError(f"{root}: no images in the selected split")
     if not images:
         raise EvalError(f"{root}: no images (expected images/ beside data.yaml)")
-    rep = Report("yolo " + str(root))
+    rep = Report("yolo " + str(root) + _at(resize))
     for path in images[:limit]:
         try:
             image = read_image(path)
         except FrameSourceError as exc:
             rep.unreadable.append(str(exc))
             continue
+        if resize is not None:
+            image = resized(image, resize)
         h, w = image.shape[:2]
         labels = read_yolo_labels(_label_path(root, path), names, w, h)
         start = time.process_time()
@@ -284,14 +289,19 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
     return rep
 
 
+def _at(resize: tuple[int, int] | None) -> str:
+    return "" if resize is None else f" at {resize[0]}x{resize[1]}"
+
+
 # ----------------------------------------------------------------------------- labels.csv
 
 
 def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None,
-                 detect: Callable[[np.ndarray], Sequence[Detection]] | None = None) -> Report:
+                 detect: Callable[[np.ndarray], Sequence[Detection]] | None = None,
+                 resize: tuple[int, int] | None = None) -> Report:
     """One card per photo: the first detection must have the photo's code. ``detect`` replaces
     :func:`detect_still` (``cardtable eval`` gives it what ``cardtable detect`` does,
-    :func:`vision.photo_detect.still_detector`)."""
+    :func:`vision.photo_detect.still_detector`); ``resize`` as :func:`evaluate_yolo`'s."""
     try:
         with labels.open(newline="") as f:
             rows = list(csv.DictReader(f))
@@ -299,7 +309,7 @@ def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None,
         raise EvalError(f"cannot read {labels}: {exc.strerror}") from exc
     if not rows or not {"image", "code"} <= set(rows[0]):
         raise EvalError(f"{labels}: needs a header with columns image,code")
-    rep = Report("labels.csv " + str(labels))
+    rep = Report("labels.csv " + str(labels) + _at(resize))
     for row in rows[:limit]:
         path = labels.parent / row["image"]
         if not path.exists() and (labels.parent / "images" / row["image"]).exists():
@@ -309,6 +319,8 @@ def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None,
         except FrameSourceError as exc:
             rep.unreadable.append(str(exc))
             continue
+        if resize is not None:
+            image = resized(image, resize)
         rep.images += 1
         start = time.process_time()
         dets = detect(image) if detect is not None else detect_still(image, reader)

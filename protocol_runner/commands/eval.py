@@ -48,10 +48,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "the stage that lost it (index not spotted, read as no index, misread "
                         "rank or suit, read right but too unsure alone or with a second "
                         "index, face-down card): what to work on next")
+    p.add_argument("--resize", type=_size, default=None, metavar="WxH",
+                   help="YOLO folder or labels.csv: read every photo resized to WxH first "
+                        "(bicubic up, area down; labels are fractions of the photo): how the "
+                        "readers do on photos of another size, e.g. a phone's 4032x3024")
     p.add_argument("--split", choices=("all", "train", "test"), default="all",
                    help="YOLO folder: only the photos of this split of vision/photo_split.py "
                         "(test = held out from `cardtable train --corners`)")
     p.set_defaults(handler=run)
+
+
+def _size(text: str) -> tuple[int, int]:
+    from vision.photo_size import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
     if args.misses and (args.set in ("scenes", "tiles") or not Path(args.set).is_dir()):
         raise EvalError(f"{args.set}: --misses needs a YOLO folder of standard cards (it "
                         "explains the misses of their reading by corner indices)")
+    if args.resize is not None and args.set in ("scenes", "tiles"):
+        raise EvalError(f"--resize reads labelled photos at another size; {args.set} are "
+                        "rendered at their own")
     if args.set == "tiles":  # rendered domino tables: vision/tile_commands.py
         from vision.tile_commands import eval_tiles
 
@@ -105,14 +121,15 @@ def run(args: argparse.Namespace) -> int:
             from vision.photo_misses import miss_explainer
 
             explain = miss_explainer(PhotoReader.load(cards=reader.classifier))
-        rep = evaluate_yolo(target, reader, args.limit, progress, detect, keep, explain)
+        rep = evaluate_yolo(target, reader, args.limit, progress, detect, keep, explain,
+                            args.resize)
     elif target.is_file() and target.suffix.lower() == ".csv":
         from vision.photo_detect import still_detector
 
         deck = {None: "any", "mixed": "any"}.get(args.deck, args.deck)
         detect = None if args.photos == "no" else \
             still_detector(reader, "standard" if args.photos == "yes" else deck)
-        rep = evaluate_csv(target, reader, args.limit, detect)
+        rep = evaluate_csv(target, reader, args.limit, detect, args.resize)
     else:
         raise EvalError(f"{target}: not a YOLO folder, a labels.csv or 'scenes'")
     print(report_json(rep) if args.json else format_report(rep.summary()))
