@@ -560,8 +560,7 @@ class PhotoReader:
 
         outlines = card_quads(image, split=True)
         _go_on()
-        least = max(self.min_card_confidence, GREY_CONFIDENCE) if greyscale(image) \
-            else self.min_card_confidence
+        least = self.outline_least(image)
         whole = [o.quad for o in outlines if not o.piece]
         found, unread, blank = self.read_quads(image, whole, least, backs=True)
         _go_on()
@@ -673,22 +672,26 @@ class PhotoReader:
         found = self.read_quads(image, near, 0.0)[0] if near else []
         if not found:
             return ()
-        spots = [c for c in corners
-                 if c.kind != "back" and c.probs is not None and c.score >= self.min_score]
-        best: tuple[float, int, Any, np.ndarray] | None = None
-        for d in found:
+        spots = [c for c in corners if c.probs is not None and c.score >= self.min_score]
+
+        def witnessed(d: Any) -> np.ndarray:
             dist = d.probs
             for c in spots:
                 if _contains(d.quad, _centre(c.box)):
                     dist = joint_reading(dist, c.probs, self.classes)
-            k = int(np.argmax(dist))
-            if best is None or dist[k] > best[0]:
-                best = (float(dist[k]), k, d, dist)
-        assert best is not None
-        p, k, d, dist = best
-        least = max(self.min_card_confidence, GREY_CONFIDENCE) if greyscale(image) \
+            return dist
+
+        dist, d = max(((witnessed(d), d) for d in found), key=lambda pair: float(pair[0].max()))
+        k = int(np.argmax(dist))
+        if dist[k] < self.outline_least(image):
+            return ()
+        return (Detection(self.classes[k], float(dist[k]), d.quad, probs=dist),)
+
+    def outline_least(self, image: np.ndarray) -> float:
+        """The least code probability of a card outline in ``image``: ``min_card_confidence``,
+        raised to :data:`GREY_CONFIDENCE` in a greyscale photo."""
+        return max(self.min_card_confidence, GREY_CONFIDENCE) if greyscale(image) \
             else self.min_card_confidence
-        return (Detection(self.classes[k], p, d.quad, probs=dist),) if p >= least else ()
 
     def jokers(self, image: np.ndarray, outlines: Sequence[np.ndarray],
                faces: Sequence[Any]) -> list[Any]:
