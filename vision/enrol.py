@@ -42,6 +42,7 @@ import numpy as np
 
 from protocol_runner.cards import BACK
 from vision.classifier import CardClassifier, Ensemble, _softmax
+from vision.photo_size import working_copy
 from vision.single_card import (
     Candidate,
     Located,
@@ -275,12 +276,13 @@ def enrol(photos: list[EnrolPhoto], classifier: CardClassifier,
           corners: CornerFusion | None = None,
           networks: CardClassifier | Ensemble | None = None) -> DeckProfile:
     """Build the deck profile from photos on disk (see :func:`enrol_images`), reading them one
-    at a time (a deck's full-size photos need not all be in memory at once)."""
+    at a time (a deck's full-size photos need not all be in memory at once), each at the size
+    ``cardtable detect`` reads a photo at (:func:`vision.photo_size.working_copy`)."""
 
     def images() -> Iterator[np.ndarray]:
         for photo in photos:
             try:
-                yield read_image(photo.path)
+                yield working_copy(read_image(photo.path))[0]
             except SingleCardError as exc:
                 raise EnrolError(f"{photo.path}: {exc}") from exc
 

@@ -124,12 +124,13 @@ def report(readings: list[ExpertReading]) -> str:
 
 def _labelled(labels: Path, group: str | None, source: str | None
               ) -> Iterator[tuple[str, str, str, np.ndarray]]:
+    from vision.photo_size import working_copy
     from vision.single_card import read_image, read_labels
 
     for r in read_labels(labels):
         if (group and not r["group"].startswith(group)) or (source and r.get("source") != source):
-            continue
-        yield r["image"], r["group"], r["code"], read_image(r["path"])
+            continue  # each photo as cardtable detect reads it
+        yield r["image"], r["group"], r["code"], working_copy(read_image(r["path"]))[0]
 
 
 def _rendered(kind: str, count: int, seed: int, style: object | None = None,

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.photo_size import working_copy
+
 ARUCO_DICT = cv2.aruco.DICT_4X4_50
 """The fixed marker dictionary of every cardtable mat (small markers, robust to blur)."""
 
@@ -96,16 +98,33 @@ def _detector() -> cv2.aruco.ArucoDetector:
 
 
 def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
-    """Marker id → its four image corners (clockwise from its top-left), ids 0–3 only."""
+    """Marker id → its four image corners (clockwise from its top-left), ids 0–3 only.
+
+    WHY on a copy of at most :data:`vision.photo_size.PHOTO_SIDE` px, the corners refined on
+    the image itself: the search's cost grows with the pixels (about 0.1 s for a phone's
+    12 MP photo, against 0.01 s at 1280 × 720) and a mat's markers are large at any size a
+    camera frames the mat at; the refinement gives back the full image's precision."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    corners, ids, _ = _detector().detectMarkers(gray)
+    small, f = working_copy(gray)
+    corners, ids, _ = _detector().detectMarkers(small)
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found
     for c, i in zip(corners, ids.ravel(), strict=True):
         if 0 <= int(i) <= 3:
             found[int(i)] = c.reshape(4, 2).astype(np.float32)
+    if f < 1.0:
+        found = {i: _refined(gray, (c + 0.5) / f - 0.5, f) for i, c in found.items()}
     return found
+
+
+def _refined(gray: np.ndarray, corners: np.ndarray, f: float) -> np.ndarray:
+    """Marker corners found on a copy reduced by ``f``, refined on the full image ``gray``
+    within the copy's pixel (a window of about 1/f px each way)."""
+    half = max(3, round(1.5 / f))
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
+    pts = corners.reshape(-1, 1, 2).astype(np.float32)
+    return cv2.cornerSubPix(gray, pts, (half, half), (-1, -1), criteria).reshape(4, 2)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

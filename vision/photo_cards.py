@@ -16,6 +16,8 @@ its notches, a piece of it may be one (:func:`_pieces`, asked for with ``split``
 The photos of the CC BY set are stretched to 640×640 from 3:4 and 4:3 frames, so a card's sides
 in the image may be anywhere from about 0.5 to 1.0 of each other: the shape test is loose, and
 the reader (:mod:`vision.photo_detect`) rejects a quad whose corners do not read as an index.
+The filters' sizes are pixels, chosen on photos of 640 to 1280 px: a larger photo is read
+reduced to that size (:func:`vision.photo_size.read_at_photo_size`).
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ import cv2
 import numpy as np
 
 from protocol_runner.cards import BACK, standard_faces, uno_faces
+from vision.photo_size import read_at_photo_size
 from vision.pip_suits import fuse_suits
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -1121,7 +1122,9 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     (:func:`vision.recognise.uno_card_detection`), and a photo in which neither reading of
     standard cards finds a card is its one located card
     (:func:`vision.recognise.single_card_detection`), read with its corner indices over the
-    UNO faces too where the whole-card networks name a UNO face.
+    UNO faces too where the whole-card networks name a UNO face. A photo without the mat is
+    read at most :data:`vision.photo_size.PHOTO_SIDE` px on its longer side
+    (:func:`vision.photo_size.read_at_photo_size`).
 
     WHY the photo reader runs in a second thread beside the UNO check, and is stopped when the
     check finds a UNO card: ``cardtable detect`` has a second core, and onnxruntime and OpenCV
@@ -1138,17 +1141,24 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     back. Which photos of standard cards are answered with a UNO card does not change (12 of
     the CC BY training split's 557), only which UNO code. Decided on fresh seeds (+25 and +19);
     the real UNO photos without ``--deck``, measured once after: 854 → 924 of 972, 0 false."""
+    from vision.recognise import mat_detections
+
+    on_mat = mat_detections(image, reader)
+    if on_mat is not None:
+        return on_mat
+    return read_at_photo_size(image, partial(_without_mat, reader=reader, photo=photo, auto=auto))
+
+
+def _without_mat(image: np.ndarray, reader: Any, photo: PhotoReader | Callable[[], PhotoReader],
+                 auto: bool) -> tuple[Any, ...]:
+    """:func:`detect_with_photo_fallback` of a photo in which the mat is not seen."""
     from vision.recognise import (
-        mat_detections,
         single_card_detection,
         single_card_networks,
         uno_card_detection,
     )
     from vision.single_card import SingleCardError, candidates
 
-    on_mat = mat_detections(image, reader)
-    if on_mat is not None:
-        return on_mat
     if not auto:
         found, corners = _photo_reader(photo).cards_and_indices(image)
         if found:
@@ -1208,8 +1218,12 @@ def _uno_still(image: np.ndarray, reader: Any) -> tuple[Any, ...]:
     on_mat = mat_detections(image, reader)
     if on_mat is not None:
         return on_mat
-    found = uno_card_detection(image, reader)
-    return (found,) if found is not None else single_card_detection(image, reader)
+
+    def one_card(photo: np.ndarray) -> tuple[Any, ...]:
+        found = uno_card_detection(photo, reader)
+        return (found,) if found is not None else single_card_detection(photo, reader)
+
+    return read_at_photo_size(image, one_card)
 
 
 def _photo_reader(photo: PhotoReader | Callable[[], PhotoReader]) -> PhotoReader:

@@ -19,6 +19,7 @@ import numpy as np
 
 from protocol_runner.cards import BACK
 from vision.photo_detect import NONE, PAIR_REACH, Corner, PhotoReader, _apart
+from vision.photo_size import working_copy
 
 FACE_DOWN = "face-down card not found"
 NOT_SPOTTED = "index not spotted"
@@ -66,14 +67,17 @@ def miss_stage(code: str, x: float, y: float, corners: Sequence[Corner],
 def miss_explainer(reader: PhotoReader
                    ) -> Callable[[np.ndarray, Sequence[Label]], list[str]]:
     """A function (photo, its missed labels) → their stages, with ``reader``'s spotter and
-    corner reader; the photo is spotted and read again only when it has a miss."""
+    corner reader; the photo is spotted and read again only when it has a miss, at the size
+    the photo reader read it (:func:`vision.photo_size.working_copy`)."""
 
     def explain(image: np.ndarray, missed: Sequence[Label]) -> list[str]:
         if not missed:
             return []
-        corners = reader.read_corners(image, [c for c in reader.spot(image)
+        small, _ = working_copy(image)
+        fx, fy = small.shape[1] / image.shape[1], small.shape[0] / image.shape[0]
+        corners = reader.read_corners(small, [c for c in reader.spot(small)
                                               if c.kind == "index"])
-        return [miss_stage(code, x, y, corners, reader.classes, reader.min_each)
+        return [miss_stage(code, x * fx, y * fy, corners, reader.classes, reader.min_each)
                 for code, x, y in missed]
 
     return explain

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from vision.consistency import frame_consistent
 from vision.corner_index import read_corners
 from vision.detect import Located, crop_card, locate_cards
 from vision.geometry import DEFAULT_MAT, GeometryError, MatSpec, TableGeometry
+from vision.photo_size import read_at_photo_size
 from vision.pip_suits import fuse_suits, standard_mass
 from vision.sources import Frame
 from vision.table_corners import fuse_table_card
@@ -399,9 +401,12 @@ def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
 
 def detect_still(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...]:
     """All cards of one still image: on the mat when its markers (or corners) are seen, else
-    the single most card-like region (a photo of one card, as in enrolment)."""
+    the single most card-like region (a photo of one card, as in enrolment), read at most
+    :data:`vision.photo_size.PHOTO_SIDE` px on its longer side."""
     on_mat = mat_detections(image, reader)
-    return on_mat if on_mat is not None else single_card_detection(image, reader)
+    if on_mat is not None:
+        return on_mat
+    return read_at_photo_size(image, partial(single_card_detection, reader=reader))
 
 
 def still_view(image: np.ndarray, reader: TableReader) -> TableView:

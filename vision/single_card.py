@@ -40,6 +40,7 @@ import numpy as np
 from vision.calibration import Reliability, reliability
 from vision.card_mask import blob_quad, default_card_mask, mask_agreement, mask_blobs
 from vision.classifier import apply_gain, geometric_mean
+from vision.photo_size import working_copy
 from vision.strip_classifier import CARD_MM, soften
 from vision.symbol_bias import symbol_weights
 
@@ -955,6 +956,7 @@ def evaluate_single_cards(rows: list[dict[str, str]], classifier: object,
         try:
             image = read_image(r["path"])
             start = time.perf_counter()
+            image = working_copy(image)[0]  # as cardtable detect reads it
             _, code, p = read_single_card(image, classifier, allowed, adapter, corners)
             ms.append(1000 * (time.perf_counter() - start))
         except SingleCardError:
