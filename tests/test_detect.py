@@ -140,7 +140,9 @@ def test_detect_fails_only_if_nothing_readable(tmp_path: Path,
     ("argv", "rc", "says"),
     [
         (["--count", "1", "--repeat", "1", "--json"], 0, None),
+        (["--count", "1", "--repeat", "1", "--json", "--resize", "2560x1440"], 0, None),
         (["--count", "0"], 2, "at least 1"),
+        (["--resize", "big"], 2, "no size"),
     ],
 )
 def test_bench_vision_times_detect_as_a_user_runs_it(
@@ -156,9 +158,17 @@ def test_bench_vision_times_detect_as_a_user_runs_it(
         return
     figures = json.loads(out.out)
     assert figures["images"] == 1 and figures["runs_per_image"] == 1
-    assert figures["cards_found"] == 12
+    assert figures["cards_found"] == 12  # the mat's cards, at 2560 x 1440 too
+    assert figures.get("size") == (argv[-1] if "--resize" in argv else None)
     assert 0 < figures["min_s_per_image"] <= figures["median_s_per_image"] \
         <= figures["p90_s_per_image"] <= figures["max_s_per_image"]
+
+
+def test_bench_vision_resizes_only_what_it_detects(capsys: pytest.CaptureFixture[str]) -> None:
+    from protocol_runner.cli import main
+
+    assert main(["bench-vision", "--resize", "4032x3024"]) == 2
+    assert "give --detect" in capsys.readouterr().err
 
 
 @needs_model

@@ -198,7 +198,7 @@ def _card_shape(cnt: np.ndarray) -> tuple[np.ndarray, float] | None:
 def _split_cards(cnt: np.ndarray, least: float, w: int, h: int) -> list[CardQuad]:
     """Card-shaped pieces (``piece``) of a region that is no card: its :func:`_pieces`, each
     piece that is no card cut again, :data:`SPLIT_LEVELS` deep; a piece counts when its quad
-    covers at least ``least`` px² and is clear of the photo's edge (:func:`_clear_of_edge`)."""
+    covers at least ``least`` px² and is clear of the photo's edge (:func:`clear_of_edge`)."""
     out: list[CardQuad] = []
     todo = _pieces(cnt, least)
     for level in range(SPLIT_LEVELS):
@@ -206,7 +206,7 @@ def _split_cards(cnt: np.ndarray, least: float, w: int, h: int) -> list[CardQuad
         for piece in todo:
             shape = _card_shape(piece)
             if shape is not None and cv2.contourArea(shape[0]) >= least \
-                    and _clear_of_edge(shape[0], w, h):
+                    and clear_of_edge(shape[0], w, h):
                 out.append(CardQuad(*shape, piece=True))
             elif level + 1 < SPLIT_LEVELS:
                 again += _pieces(piece, least)
@@ -214,7 +214,7 @@ def _split_cards(cnt: np.ndarray, least: float, w: int, h: int) -> list[CardQuad
     return out
 
 
-def _clear_of_edge(quad: np.ndarray, w: int, h: int) -> bool:
+def clear_of_edge(quad: np.ndarray, w: int, h: int) -> bool:
     """Whether every corner of ``quad`` lies more than :data:`EDGE_GAP` px inside the photo."""
     x, y = quad[:, 0], quad[:, 1]
     return bool(min(x.min(), y.min(), w - 1 - x.max(), h - 1 - y.max()) > EDGE_GAP)

@@ -547,7 +547,11 @@ class PhotoReader:
         :data:`PIP_COURT_FLOOR`). In a greyscale photo an outline's code must reach
         :data:`GREY_CONFIDENCE`. An outline not read as a card may be a joker
         (:meth:`jokers`: by its word, never by its corners, :data:`OUTLINE_CODES`) or, with no
-        index, a face-down card (:func:`face_down`, :func:`plain_backs`); any other is dropped,
+        index and wholly in the photo, a face-down card (:func:`face_down`,
+        :func:`plain_backs`; sixty-sixth session, RULE 70: an outline the frame cuts is the
+        frame's shape as much as the thing's, and a face-down card has no index to confirm it:
+        at their camera's 4:3, the CC BY webcam frames' white wall panel, cut by the frame,
+        made 29 of the training split's webcam group's 31 false cards); any other is dropped,
         and of two readings of one card (an outline inside another) the more confident stays.
 
         Then the pieces of regions cut at two notches (:func:`vision.photo_cards.card_quads`
@@ -557,7 +561,7 @@ class PhotoReader:
         already read would only cost its reading, and a piece has no rim of its own to tell a
         face-down card by (in a first trial, with one cut per region and no area bound,
         pieces read as backs too gave 11 false backs of the training split for 1 found)."""
-        from vision.photo_cards import card_quads
+        from vision.photo_cards import card_quads, clear_of_edge
 
         outlines = card_quads(image, split=True)
         _go_on()
@@ -570,6 +574,8 @@ class PhotoReader:
                 and not any(_overlaps(o.quad, d.quad) for d in found)]
         found += self.read_quads(image, more, least)[0]
         found += self.jokers(image, unread, found)
+        h, w = image.shape[:2]
+        blank = [(q, p) for q, p in blank if clear_of_edge(q, w, h)]  # wholly in view
         found += face_down(image, blank, found)
         found += plain_backs(image, blank, found)
         found.sort(key=lambda d: -d.confidence)

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,12 +36,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--count", type=int, default=12, help="images for --detect (default 12)")
     p.add_argument("--repeat", type=int, default=3,
                    help="runs per image for --detect; its median counts (default 3)")
+    p.add_argument("--resize", metavar="WxH",
+                   help="--detect: each image first saved at this size as a JPEG (quality "
+                   "92) in a temporary folder, e.g. 4032x3024 for a phone's full-size photo")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.resize and not args.detect:
+        raise ValueError("--resize sizes the images of --detect; give --detect PATH too")
     if args.detect:
-        return _report(_detect_wall(args.detect, args.count, args.repeat), args.json)
+        return _report(_detect_wall(args.detect, args.count, args.repeat, args.resize),
+                       args.json)
     import numpy as np
 
     from vision.pip_suits import standard_mass
@@ -129,24 +136,50 @@ def _report(out: dict, as_json: bool) -> int:
     return 0
 
 
-def _detect_wall(paths: list[str], count: int, repeat: int) -> dict:
+def _detect_wall(paths: list[str], count: int, repeat: int, resize: str | None = None) -> dict:
     """Wall seconds of ``cardtable detect IMAGE --json`` run as its own process, per image the
-    median of ``repeat`` runs. WHY a process each time: the single-image target counts what a
-    user waits for at the shell, the interpreter, the imports and the model loads included."""
-    import math
-    import statistics
-    import subprocess
-    from pathlib import Path
+    median of ``repeat`` runs; with ``resize`` (``WxH``) each image is first saved at that size
+    in a temporary folder. WHY a process each time: the single-image target counts what a
+    user waits for at the shell, the interpreter, the imports and the model loads included;
+    WHY files at another size: a phone's photo is larger than every photo of the shared sets,
+    and its decoding is part of the wait."""
+    import tempfile
 
+    from vision.photo_size import parse_size
     from vision.sources import list_images
 
     if count < 1 or repeat < 1:
         raise ValueError("--count and --repeat must be at least 1")
+    size = None if resize is None else parse_size(resize)
     images = [i for p in map(Path, paths) for i in (list_images(p) if p.is_dir() else [p])]
     if not images:
         raise ValueError(f"no image in {' '.join(paths)}")
     step = max(1, len(images) // count)
     images = images[::step][:count]
+    with tempfile.TemporaryDirectory(prefix="cardtable-bench-") as folder:
+        if size is not None:
+            images = [_resized_copy(image, size, Path(folder) / f"{k}.jpg")
+                      for k, image in enumerate(images)]
+        out = _timed_detects(images, repeat)
+    return {**out, **({} if size is None else {"size": f"{size[0]}x{size[1]}"}),
+            "load_average_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
+
+
+def _resized_copy(image: Path, size: tuple[int, int], out: Path) -> Path:
+    import cv2
+
+    from vision.photo_size import resized
+    from vision.sources import read_image
+
+    cv2.imwrite(str(out), resized(read_image(image), size), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return out
+
+
+def _timed_detects(images: list[Path], repeat: int) -> dict:
+    import math
+    import statistics
+    import subprocess
+
     walls, cards = [], []
     for image in images:
         runs = []
@@ -167,6 +200,4 @@ def _detect_wall(paths: list[str], count: int, repeat: int) -> dict:
         "max_s_per_image": round(max(walls), 3),
         "min_s_per_image": round(min(walls), 3),
         "cards_found": sum(cards),
-        "load_average_1min": round(os.getloadavg()[0], 2),
-        "cpus": os.cpu_count(),
     }
