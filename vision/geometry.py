@@ -120,7 +120,7 @@ def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
 
 def _refined(gray: np.ndarray, corners: np.ndarray, f: float) -> np.ndarray:
     """Marker corners found on a copy reduced by ``f``, refined on the full image ``gray``
-    within the copy's pixel (a window of about 1/f px each way)."""
+    (a window of about one and a half of the copy's pixels each way)."""
     half = max(3, round(1.5 / f))
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
     pts = corners.reshape(-1, 1, 2).astype(np.float32)

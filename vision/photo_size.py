@@ -23,8 +23,9 @@ import cv2
 import numpy as np
 
 PHOTO_SIDE = 1280
-"""The longest side (px) at which a still photo without the mat is read: the largest of the
-real photos the readers were made on (the UNO photos' 1280 × 840; a webcam's 1280 × 720)."""
+"""The longest side (px) at which a still photo without the mat is read: the largest size the
+readers were trained or measured at (renders and a webcam's frames at 1280 × 720, the real UNO
+photos up to 1280 × 840)."""
 
 LARGEST = 20000
 """The largest side ``--resize`` accepts (px): far above any camera, below what runs out of
