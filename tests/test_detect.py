@@ -142,7 +142,6 @@ def test_detect_fails_only_if_nothing_readable(tmp_path: Path,
         (["--count", "1", "--repeat", "1", "--json"], 0, None),
         (["--count", "1", "--repeat", "1", "--json", "--resize", "2560x1440"], 0, None),
         (["--count", "0"], 2, "at least 1"),
-        (["--resize", "big"], 2, "no size"),
     ],
 )
 def test_bench_vision_times_detect_as_a_user_runs_it(
@@ -169,6 +168,17 @@ def test_bench_vision_resizes_only_what_it_detects(capsys: pytest.CaptureFixture
 
     assert main(["bench-vision", "--resize", "4032x3024"]) == 2
     assert "give --detect" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["bench-vision", "--detect", "x.png"], ["eval", "x.png"]])
+def test_a_bad_resize_is_a_usage_error(argv: list[str],
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from protocol_runner.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--resize", "big"])
+    assert exc.value.code == 2
+    assert "'big' is no size: give WxH" in capsys.readouterr().err
 
 
 @needs_model

@@ -37,7 +37,6 @@ import cv2
 import numpy as np
 
 from protocol_runner.cards import BACK, standard_faces, uno_faces
-from vision.photo_size import read_at_photo_size
 from vision.pip_suits import fuse_suits
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -1130,7 +1129,7 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     (:func:`vision.recognise.single_card_detection`), read with its corner indices over the
     UNO faces too where the whole-card networks name a UNO face. A photo without the mat is
     read at most :data:`vision.photo_size.PHOTO_SIDE` px on its longer side
-    (:func:`vision.photo_size.read_at_photo_size`).
+    (:func:`vision.recognise.on_mat_or_off`).
 
     WHY the photo reader runs in a second thread beside the UNO check, and is stopped when the
     check finds a UNO card: ``cardtable detect`` has a second core, and onnxruntime and OpenCV
@@ -1147,12 +1146,10 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
     back. Which photos of standard cards are answered with a UNO card does not change (12 of
     the CC BY training split's 557), only which UNO code. Decided on fresh seeds (+25 and +19);
     the real UNO photos without ``--deck``, measured once after: 854 → 924 of 972, 0 false."""
-    from vision.recognise import mat_detections
+    from vision.recognise import on_mat_or_off
 
-    on_mat = mat_detections(image, reader)
-    if on_mat is not None:
-        return on_mat
-    return read_at_photo_size(image, partial(_without_mat, reader=reader, photo=photo, auto=auto))
+    return on_mat_or_off(image, reader,
+                         partial(_without_mat, reader=reader, photo=photo, auto=auto))
 
 
 def _without_mat(image: np.ndarray, reader: Any, photo: PhotoReader | Callable[[], PhotoReader],
@@ -1219,17 +1216,17 @@ def still_detector(reader: Any, deck: str = "any") -> Callable[[np.ndarray], tup
 
 
 def _uno_still(image: np.ndarray, reader: Any) -> tuple[Any, ...]:
-    from vision.recognise import mat_detections, single_card_detection, uno_card_detection
+    from vision.recognise import on_mat_or_off
 
-    on_mat = mat_detections(image, reader)
-    if on_mat is not None:
-        return on_mat
+    return on_mat_or_off(image, reader, partial(_one_uno_card, reader=reader))
 
-    def one_card(photo: np.ndarray) -> tuple[Any, ...]:
-        found = uno_card_detection(photo, reader)
-        return (found,) if found is not None else single_card_detection(photo, reader)
 
-    return read_at_photo_size(image, one_card)
+def _one_uno_card(photo: np.ndarray, reader: Any) -> tuple[Any, ...]:
+    """A photo without the mat read as one UNO card (``--deck uno``)."""
+    from vision.recognise import single_card_detection, uno_card_detection
+
+    found = uno_card_detection(photo, reader)
+    return (found,) if found is not None else single_card_detection(photo, reader)
 
 
 def _photo_reader(photo: PhotoReader | Callable[[], PhotoReader]) -> PhotoReader:

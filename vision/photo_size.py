@@ -9,8 +9,8 @@ answer only resized: their labels are fractions of the photo, so they hold at an
 (models/README.md, sixty-fifth session: at 4032 × 4032 the CC BY training split lost 47 of
 its 1,228 found cards and a photo took 1.5 s of CPU; at 853 × 640 it lost 85, its false cards
 17 → 50). So a larger photo is read reduced to at most 1280 px (:func:`read_at_photo_size`): its
-card outlines are then found with the filter sizes they were tuned at, in a seventh of the
-time (sixty-sixth session, RULE 69).
+card outlines are then found with the filter sizes they were tuned at, and the photo is read in
+a seventh of the CPU time (sixty-sixth session, RULE 69).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ the classifier is still unsure of is settled by the rest of its frame
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -401,12 +401,18 @@ def _same_card(a: np.ndarray, b: np.ndarray) -> bool:
 
 def detect_still(image: np.ndarray, reader: TableReader) -> tuple[Detection, ...]:
     """All cards of one still image: on the mat when its markers (or corners) are seen, else
-    the single most card-like region (a photo of one card, as in enrolment), read at most
-    :data:`vision.photo_size.PHOTO_SIDE` px on its longer side."""
+    the single most card-like region (a photo of one card, as in enrolment)."""
+    return on_mat_or_off(image, reader, partial(single_card_detection, reader=reader))
+
+
+def on_mat_or_off(image: np.ndarray, reader: TableReader,
+                  off_mat: Callable[[np.ndarray], Sequence[Any]]) -> tuple[Any, ...]:
+    """The cards of a still image: read on the mat when the mat is seen, else by ``off_mat``
+    (a photo → its detections) on the photo at most :data:`vision.photo_size.PHOTO_SIDE` px
+    on its longer side (:func:`vision.photo_size.read_at_photo_size`). Every reading of a
+    still image goes through here, so every deck's photo is read at the same size."""
     on_mat = mat_detections(image, reader)
-    if on_mat is not None:
-        return on_mat
-    return read_at_photo_size(image, partial(single_card_detection, reader=reader))
+    return on_mat if on_mat is not None else read_at_photo_size(image, off_mat)
 
 
 def still_view(image: np.ndarray, reader: TableReader) -> TableView:

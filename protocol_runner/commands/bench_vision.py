@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from protocol_runner.commands import size_argument
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -36,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--count", type=int, default=12, help="images for --detect (default 12)")
     p.add_argument("--repeat", type=int, default=3,
                    help="runs per image for --detect; its median counts (default 3)")
-    p.add_argument("--resize", metavar="WxH",
+    p.add_argument("--resize", type=size_argument, metavar="WxH",
                    help="--detect: each image first saved at this size as a JPEG (quality "
                    "92) in a temporary folder, e.g. 4032x3024 for a phone's full-size photo")
     p.set_defaults(handler=run)
@@ -136,21 +138,20 @@ def _report(out: dict, as_json: bool) -> int:
     return 0
 
 
-def _detect_wall(paths: list[str], count: int, repeat: int, resize: str | None = None) -> dict:
+def _detect_wall(paths: list[str], count: int, repeat: int,
+                 size: tuple[int, int] | None = None) -> dict:
     """Wall seconds of ``cardtable detect IMAGE --json`` run as its own process, per image the
-    median of ``repeat`` runs; with ``resize`` (``WxH``) each image is first saved at that size
+    median of ``repeat`` runs; with ``size`` (w, h) each image is first saved at that size
     in a temporary folder. WHY a process each time: the single-image target counts what a
     user waits for at the shell, the interpreter, the imports and the model loads included;
     WHY files at another size: a phone's photo is larger than every photo of the shared sets,
     and its decoding is part of the wait."""
     import tempfile
 
-    from vision.photo_size import parse_size
     from vision.sources import list_images
 
     if count < 1 or repeat < 1:
         raise ValueError("--count and --repeat must be at least 1")
-    size = None if resize is None else parse_size(resize)
     images = [i for p in map(Path, paths) for i in (list_images(p) if p.is_dir() else [p])]
     if not images:
         raise ValueError(f"no image in {' '.join(paths)}")
@@ -161,8 +162,9 @@ def _detect_wall(paths: list[str], count: int, repeat: int, resize: str | None =
             images = [_resized_copy(image, size, Path(folder) / f"{k}.jpg")
                       for k, image in enumerate(images)]
         out = _timed_detects(images, repeat)
-    return {**out, **({} if size is None else {"size": f"{size[0]}x{size[1]}"}),
-            "load_average_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
+    if size is not None:
+        out["size"] = f"{size[0]}x{size[1]}"
+    return out | {"load_average_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
 
 
 def _resized_copy(image: Path, size: tuple[int, int], out: Path) -> Path:

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from protocol_runner.commands import size_argument
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -48,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "the stage that lost it (index not spotted, read as no index, misread "
                         "rank or suit, read right but too unsure alone or with a second "
                         "index, face-down card): what to work on next")
-    p.add_argument("--resize", type=_size, default=None, metavar="WxH",
+    p.add_argument("--resize", type=size_argument, default=None, metavar="WxH",
                    help="YOLO folder or labels.csv: read every photo resized to WxH first "
                         "(bicubic up, area down; labels are fractions of the photo): how the "
                         "readers do on photos of another size, e.g. a phone's 4032x3024")
@@ -56,15 +58,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="YOLO folder: only the photos of this split of vision/photo_split.py "
                         "(test = held out from `cardtable train --corners`)")
     p.set_defaults(handler=run)
-
-
-def _size(text: str) -> tuple[int, int]:
-    from vision.photo_size import parse_size
-
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
