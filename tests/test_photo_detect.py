@@ -216,6 +216,8 @@ def _table_with_card(card: int | str, size: tuple[float, float] = (90, 130),
     (235, (90, 130), 60, None, 1),  # a plain white back on a dark table
     ("print", (90, 130), 200, None, 0),  # a face's print is no plain back
     (30, (40, 130), 200, None, 0),  # too long and thin for a card (aspect 3.25)
+    (30, (125, 130), 200, None, 1),  # as square as a card seen at a slant (RULE 71)
+    (30, (90, 95), 200, None, 1),  # an upright card (90 x 126) in a 3:4 photo squeezed to 1:1
     (30, (30, 45), 200, None, 0),  # a speck, not a card (0.3% of the photo)
     (200, (90, 130), 200, None, 0),  # the table itself: no edge
     (30, (90, 130), 200, (330, 330), 0),  # on a face-up card already found
