@@ -245,25 +245,27 @@ def test_a_plain_outline_with_no_index_is_a_face_down_card(
     (1, 0),  # within EDGE_GAP of it
     (12, 1),  # clear of it
 ])
-def test_a_blank_outline_cut_by_the_frame_is_no_face_down_card(left: int, backs: int) -> None:
+def test_a_blank_outline_cut_by_the_frame_is_no_face_down_card(photo_reader: PhotoReader,
+                                                                left: int, backs: int) -> None:
     """RULE 70 (sixty-sixth session): an outline with no index is a face-down card only when
     it lies wholly in the photo (`vision.photo_cards.clear_of_edge`)."""
     img = np.full((480, 640, 3), (40, 110, 40), np.uint8)
     img += np.random.default_rng(0).integers(0, 6, img.shape, dtype=np.uint8)
     cv2.rectangle(img, (left, 150), (left + 110, 310), (235, 235, 235), -1)
-    found, _ = PhotoReader.load().cards_and_indices(img)
+    found, _ = photo_reader.cards_and_indices(img)
     assert [d.code for d in found] == ["BACK"] * backs
 
 
 @needs_models
 @needs_photos
-def test_a_wall_panel_at_a_webcam_frames_edge_is_no_face_down_card() -> None:
+def test_a_wall_panel_at_a_webcam_frames_edge_is_no_face_down_card(
+        photo_reader: PhotoReader) -> None:
     """A CC BY webcam frame (training split) at its camera's 4:3: the white wall panel the
     frame cuts at its left edge was read as a plain face-down card before RULE 70."""
     from vision.photo_size import resized
 
     path = next((PHOTOS / "images" / "webcam_hand_held_UUID").glob("10d-68385ee0-*"))
-    found, _ = PhotoReader.load().cards_and_indices(resized(cv2.imread(str(path)), (853, 640)))
+    found, _ = photo_reader.cards_and_indices(resized(cv2.imread(str(path)), (853, 640)))
     assert "BACK" not in [d.code for d in found]
 
 
