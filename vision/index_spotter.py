@@ -19,6 +19,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.classifier import cpu_session
+
 STRIDE = 8
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK")
 SUITS = ("S", "H", "D", "C")
@@ -65,18 +67,12 @@ class IndexSpotter:
 
     @classmethod
     def load(cls, path: str | Path | None = None, threads: int = 1) -> IndexSpotter:
-        import onnxruntime as ort
-
         path = Path(path or DEFAULT_SPOTTER)
         if not path.is_file() or not path.with_suffix(".json").is_file():
             raise SpotterError(f"{path}: no index spotter here; build it with "
                                "`cardtable train --corners --part spotter` (needs the [train] "
                                "extra)")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        return cls(session, json.loads(path.with_suffix(".json").read_text()))
+        return cls(cpu_session(path, threads), json.loads(path.with_suffix(".json").read_text()))
 
     def maps(self, image: np.ndarray) -> tuple[np.ndarray, float]:
         """The network's raw maps (HEADS, gh, gw) for a BGR photo, read with its long side at

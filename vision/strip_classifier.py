@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from protocol_runner.cards import BACK, uno_faces
+from vision.classifier import cpu_session
 from vision.digest import weights_digest
 
 DEFAULT_STRIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "strip_classifier.onnx"
@@ -125,8 +126,6 @@ class StripClassifier:
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_STRIP_MODEL, threads: int = 1) -> StripClassifier:
-        import onnxruntime as ort
-
         path = Path(path)
         meta_path = path.with_suffix(".json")
         if not path.is_file() or not meta_path.is_file():
@@ -134,10 +133,7 @@ class StripClassifier:
                 f"{path}: no strip classifier (or its .json) here; build it with "
                 "`cardtable train` (needs the [train] extra)")
         meta = json.loads(meta_path.read_text())
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        session = cpu_session(path, threads)
         return cls(session, tuple(meta["classes"]), session.get_inputs()[0].name,
                    float(meta.get("temperature", 1.0)), path.resolve(),
                    int(meta.get("input", STRIP_SIZE)))
