@@ -932,9 +932,10 @@ def test_python_m_single_card_prints_what_its_main_prints(capsys):
     # a known limit from the twenty-fifth to the thirty-fifth session and from the
     # thirty-eighth's card mask to the forty-seventh (the mask's outline of the part in view won
     # as it was and read 1B); read right by its end from the 64-px corner networks (RULE 33) to
-    # the sixty-third session, since then by the mask blob's rotated box (that end's outline
-    # lies more than SKEW_MAX off square, RULE 63), surer (0.54 -> 0.99)
-    (44, "5B", False),
+    # the sixty-third session, then by the mask blob's rotated box (that end's outline lies more
+    # than SKEW_MAX off square, RULE 63), surer (0.54 -> 0.99); by its end again since the
+    # sixty-eighth session's card mask trained twice as long (RULE 74), at 0.998
+    (44, "5B", True),
 ])
 def test_a_card_held_close_is_read_as_the_upright_card_its_end_belongs_to(
         clf: CardClassifier, fusion: CornerFusion, index: int, code: str, by_end: bool):
