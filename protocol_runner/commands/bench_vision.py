@@ -187,7 +187,7 @@ def _timed_detects(images: list[Path], repeat: int) -> dict:
     # Python keeps each module it compiles (__pycache__) unless told not to, and a user's every
     # run after the first reads them: the untimed first run writes them, and the runs here may,
     # whatever PYTHONDONTWRITEBYTECODE says (this machine's environment sets it, under which
-    # every run compiled the changed modules again: 0.1-0.2 s, sixty-eighth session).
+    # every run compiled the changed modules again: 0.12-0.16 s a run, sixty-eighth session).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     command = [sys.executable, "-m", "protocol_runner.cli", "detect"]
     subprocess.run([*command, str(images[0]), "--json"], env=env, capture_output=True)
