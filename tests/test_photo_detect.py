@@ -551,12 +551,13 @@ def test_a_card_merged_with_another_region_is_read_from_its_piece(
 @needs_photos
 @pytest.mark.parametrize(("stem", "code"), [
     ("10s-99beb21f-3992-11ed-882d-ec2e98cc7ff6", "10S"),  # held up to a webcam, both indices
-    ("6d-935e297c-3991-11ed-ad47-ec2e98cc7ff6", "6D"),    # held up to a webcam
-    ("8h-e6ecc271-3990-11ed-989c-ec2e98cc7ff6", "8H"),    # held, one index under a finger
-    ("7h-f0226160-3990-11ed-a610-ec2e98cc7ff6", "7H"),    # its outline read 4S; its index 7H
-    ("Ac-cf549b97-3991-11ed-958f-ec2e98cc7ff6", "AC"),    # outline 0.99 with its one index
-    ("9s-a34a4afa-3992-11ed-9e09-ec2e98cc7ff6", None),    # located, read 6C at 0.42: no card
-    ("6d-96fccd63-3991-11ed-a765-ec2e98cc7ff6", None),    # outline 8D 0.997, indices 6D: unsure
+    ("7h-f0226160-3990-11ed-a610-ec2e98cc7ff6", "7H"),    # two proposals, both read 7H
+    ("9s-a34a4afa-3992-11ed-9e09-ec2e98cc7ff6", "9S"),    # outlines 9S at 0.41 and 0.74, its
+    #                                                       indices 9S: sure together
+    ("6d-96fccd63-3991-11ed-a765-ec2e98cc7ff6", "6D"),    # held up to a webcam
+    ("6d-935e297c-3991-11ed-ad47-ec2e98cc7ff6", None),    # outline 6D 1.0, indices QD: unsure
+    ("8h-e6ecc271-3990-11ed-989c-ec2e98cc7ff6", None),    # its proposals run off the frame
+    ("Ac-cf549b97-3991-11ed-958f-ec2e98cc7ff6", None),    # its outline read JS at 0.34
     ("backcard-0311bc91-3993-11ed-9600-ec2e98cc7ff6", None),  # a back: read JS at 0.39
 ])
 def test_a_card_the_reader_misses_is_read_where_the_locator_finds_it(
@@ -566,7 +567,9 @@ def test_a_card_the_reader_misses_is_read_where_the_locator_finds_it(
     with the spotter's indices inside it as witnesses, give the held card, holding its
     labelled indices' centres, or nothing where no proposal reads as surely as an outline must
     (an outline misread where its indices disagree among them); a standard-deck reading of the
-    photo answers the same."""
+    photo answers the same. Rows as the card mask of RULE 74 (forty epochs) proposes; the
+    twenty-epoch mask's proposals found the first 6D, the 8H and the AC, not the 9S nor the
+    second 6D."""
     from vision.recognise import TableReader
     from vision.single_card import candidates
 
