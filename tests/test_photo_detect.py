@@ -556,7 +556,7 @@ def test_a_card_merged_with_another_region_is_read_from_its_piece(
     #                                                       indices 9S: sure together
     ("6d-96fccd63-3991-11ed-a765-ec2e98cc7ff6", "6D"),    # held up to a webcam
     ("6d-935e297c-3991-11ed-ad47-ec2e98cc7ff6", None),    # outline 6D 1.0, indices QD: unsure
-    ("8h-e6ecc271-3990-11ed-989c-ec2e98cc7ff6", None),    # its proposals run off the frame
+    ("8h-e6ecc271-3990-11ed-989c-ec2e98cc7ff6", None),    # off the frame, no index in corners
     ("Ac-cf549b97-3991-11ed-958f-ec2e98cc7ff6", None),    # its outline read JS at 0.34
     ("backcard-0311bc91-3993-11ed-9600-ec2e98cc7ff6", None),  # a back: read JS at 0.39
 ])
