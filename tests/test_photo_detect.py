@@ -553,7 +553,7 @@ def test_a_card_merged_with_another_region_is_read_from_its_piece(
     ("10s-99beb21f-3992-11ed-882d-ec2e98cc7ff6", "10S"),  # held up to a webcam, both indices
     ("7h-f0226160-3990-11ed-a610-ec2e98cc7ff6", "7H"),    # two proposals, both read 7H
     ("9s-a34a4afa-3992-11ed-9e09-ec2e98cc7ff6", "9S"),    # outlines 9S at 0.41 and 0.74, its
-    #                                                       indices 9S: sure together
+    #                                indices 6S at 0.16 and 9C at 0.50: 9S at 0.99 together
     ("6d-96fccd63-3991-11ed-a765-ec2e98cc7ff6", "6D"),    # held up to a webcam
     ("6d-935e297c-3991-11ed-ad47-ec2e98cc7ff6", None),    # outline 6D 1.0, indices QD: unsure
     ("8h-e6ecc271-3990-11ed-989c-ec2e98cc7ff6", None),    # off the frame, no index in corners
