@@ -212,7 +212,7 @@ def test_bench_vision_detect_reports_a_failing_image(
 @needs_model
 def test_detect_exits_cleanly_at_once(tmp_path: Path) -> None:
     """A process that reads no image ends before OpenCV's Lab tables are built (the thread of
-    :func:`vision.single_card.build_lab_tables`): it must still end with its own error, not an
+    :func:`vision.card_locator.build_lab_tables`): it must still end with its own error, not an
     abort from a thread killed inside OpenCV."""
     done = subprocess.run([sys.executable, "-m", "protocol_runner.cli", "detect",
                            str(tmp_path / "missing.jpg")], capture_output=True, text=True)

@@ -10,19 +10,11 @@ import numpy as np
 import pytest
 
 from protocol_runner.cli import main
+from vision.card_locator import SingleCardError, candidates, locate_card, quad_iou, read_image
 from vision.classifier import DEFAULT_MODEL, CardClassifier
 from vision.digest import weights_digest
 from vision.enrol import DeckProfile, EnrolError, enrol, enrolment_photos
-from vision.single_card import (
-    SingleCardError,
-    _quad_iou,
-    candidates,
-    evaluate_single_cards,
-    evaluate_synthetic,
-    locate_card,
-    read_image,
-    read_labels,
-)
+from vision.single_card import evaluate_single_cards, evaluate_synthetic, read_labels
 from vision.synth.faces import UnoStyle, draw_uno_style, render_face
 from vision.synth.photos import held_card_photo, single_card_photo
 
@@ -66,7 +58,7 @@ def test_locate_card_held_to_a_webcam() -> None:
     for i in range(48):
         code = ("7R", "3G", "SB", "+2Y", "W", "RB", "9Y", "+4")[i % 8]
         img, quad = held_card_photo(code, np.random.default_rng([5, i]))
-        ious.append(_quad_iou(locate_card(img).quad, quad, img.shape))
+        ious.append(quad_iou(locate_card(img).quad, quad, img.shape))
     assert np.mean(ious) >= 0.7 and np.mean(np.array(ious) > 0.5) >= 0.75, np.round(ious, 2)
 
 

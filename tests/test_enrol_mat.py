@@ -87,7 +87,7 @@ def test_enrol_mat_command_writes_a_mat_profile(profile_file: Path) -> None:
 
 def test_enrol_mat_records_how_the_plain_reader_read_each_card(photos: list[Path],
                                                                 reader: TableReader) -> None:
-    from vision.single_card import read_image
+    from vision.card_locator import read_image
 
     profile = enrol_mat([(p.name, read_image(p)) for p in photos], mat_order("uno"), reader)
     assert [p.code for p in profile.photos] == list(mat_order("uno"))
@@ -157,7 +157,7 @@ def _shifted_photos() -> list[tuple[str, np.ndarray]]:
 ])
 def test_bad_enrolment_layouts_are_refused(setup: str, message: str, photos: list[Path],
                                            reader: TableReader) -> None:
-    from vision.single_card import read_image
+    from vision.card_locator import read_image
 
     mine = [(str(p), read_image(p)) for p in photos]
     if setup == "one photo":
@@ -177,7 +177,7 @@ def test_bad_enrolment_layouts_are_refused(setup: str, message: str, photos: lis
 
 def test_enrolling_through_a_profiled_reader_is_refused(profile_file: Path,
                                                         photos: list[Path]) -> None:
-    from vision.single_card import read_image
+    from vision.card_locator import read_image
 
     with pytest.raises(EnrolError, match="no deck profile"):
         enrol_mat([(str(photos[0]), read_image(photos[0]))], mat_order("uno"),

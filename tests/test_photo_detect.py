@@ -570,8 +570,8 @@ def test_a_card_the_reader_misses_is_read_where_the_locator_finds_it(
     photo answers the same. Rows as the card mask of RULE 74 (forty epochs) proposes; the
     twenty-epoch mask's proposals found the first 6D, the 8H and the AC, not the 9S nor the
     second 6D."""
+    from vision.card_locator import candidates
     from vision.recognise import TableReader
-    from vision.single_card import candidates
 
     image, labels = _photo(stem)
     cards, corners = photo_reader.cards_and_indices(image)

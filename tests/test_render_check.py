@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from vision.card_locator import SingleCardError
 from vision.render_check import Reading, main, summary
-from vision.single_card import SingleCardError
 
 
 def _r(kind: str, seed: int, index: int, read: str, p: float, code: str = "5R") -> Reading:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision.card_colour import border_gain
+from vision.card_locator import SingleCardError, order_portrait, rectify
 from vision.classifier import DEFAULT_MODEL, CardClassifier
 from vision.corner_index import (
     ANCHOR_WIDTHS,
@@ -37,15 +38,12 @@ from vision.corner_index import (
 from vision.single_card import (
     READ_JITTERS,
     Jitter,
-    SingleCardError,
     _read_jittered,
     card_ends,
     card_pose,
     end_in_view,
     evaluate_synthetic,
-    order_portrait,
     read_single_card,
-    rectify,
     synthetic_maker,
     synthetic_photos,
 )
@@ -627,7 +625,7 @@ def test_a_card_held_so_close_it_covers_most_of_the_photo_is_read_by_its_corner(
     it is located as that visible part, not as the whole photo (which reads no corner), and its
     index read surely. Before RULE 41 every proposal over 0.9 of the photo was dropped: the
     9R read 6R at 0.47 and the others at 0.36-0.97."""
-    from vision.single_card import _quad_iou
+    from vision.card_locator import quad_iou
     from vision.synth.faces import render_face
     from vision.synth.photos import _lay_face
 
@@ -638,7 +636,7 @@ def test_a_card_held_so_close_it_covers_most_of_the_photo_is_read_by_its_corner(
     img = np.clip(photo, 0, 255).astype(np.uint8)
     loc, read, p = read_single_card(img, clf, UNO_FACE_CODES, corners=fusion)
     assert (read, loc.method != "frame") == (code, True) and p >= 0.9, (read, p, loc.method)
-    assert _quad_iou(loc.quad, _box(24, 20, 640, 640), img.shape) > 0.9
+    assert quad_iou(loc.quad, _box(24, 20, 640, 640), img.shape) > 0.9
 
 
 @pytest.mark.parametrize(("quad", "across"), [
@@ -953,7 +951,8 @@ def test_a_card_held_close_is_read_as_the_upright_card_its_end_belongs_to(
     (["synthetic:held", "--printing", "bold:1"], "give KIND:SEED"),
 ])
 def test_single_card_refuses_what_it_cannot_do(argv: list[str], message: str):
-    from vision.single_card import SingleCardError, main
+    from vision.card_locator import SingleCardError
+    from vision.single_card import main
 
     with pytest.raises(SingleCardError, match=message):
         main([*argv, "--count", "1", "--deck", "uno"])

@@ -1,6 +1,6 @@
 """Where a card lies in a photo, as a learned mask: one more proposal for the single-card locator.
 
-WHY: the locator (:mod:`vision.single_card`) proposes boxes from classical segmentations (edges,
+WHY: the locator (:mod:`vision.card_locator`) proposes boxes from classical segmentations (edges,
 brightness, saturation, whiteness, colour clusters); each is fooled somewhere a person holds a
 card up to a webcam. A card held close runs off the frame, a thumb and the palm cut its outline,
 a white wall or shirt joins its border. Those proposals still hold a box that fits the card in

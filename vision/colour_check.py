@@ -32,7 +32,8 @@ def tally(kind: str, seed: int, count: int, oval: bool = True) -> dict[str, tupl
     """(right, photos) per group of :data:`GROUPS` for ``count`` photos of ``synthetic:kind`` at
     ``seed``; ``oval`` False reads without :func:`vision.card_colour.oval_to_black`."""
     from protocol_runner.cards import UNO_BLACK
-    from vision.single_card import rectify, style_of, synthetic_photos
+    from vision.card_locator import rectify
+    from vision.single_card import style_of, synthetic_photos
 
     out = dict.fromkeys(GROUPS, (0, 0))
     # the wild printing's coloured faces are the bare kind's pictures: only its wild cards

@@ -52,8 +52,9 @@ import numpy as np
 
 from protocol_runner.cards import BACK
 from vision.card_colour import border_gain, colour_weights
+from vision.card_locator import order_portrait, rectify
 from vision.classifier import apply_gain, geometric_mean
-from vision.single_card import Jitter, jittered_quads, order_portrait, rectify
+from vision.single_card import Jitter, jittered_quads
 from vision.strip_classifier import (
     CARD_MM,
     DEFAULT_STRIP_MODEL,

@@ -41,18 +41,17 @@ import cv2
 import numpy as np
 
 from protocol_runner.cards import BACK
-from vision.classifier import CardClassifier, Ensemble, _softmax
-from vision.photo_size import working_copy
-from vision.single_card import (
+from vision.card_locator import (
     Candidate,
     Located,
     SingleCardError,
     candidates,
     locate_card,
     read_image,
-    read_labels,
-    read_single_card_probs,
 )
+from vision.classifier import CardClassifier, Ensemble, _softmax
+from vision.photo_size import working_copy
+from vision.single_card import read_labels, read_single_card_probs
 from vision.strip_classifier import NO_INDEX
 
 if TYPE_CHECKING:

@@ -62,9 +62,10 @@ def read_experts(photos: Iterable[tuple[Any, ...]]) -> Iterator[ExpertReading]:
     """Read ``photos`` (image name, group, true code, BGR image, and for a rendered photo the
     true card's quad) with the shipped models as ``--deck uno`` reads them, one
     :class:`ExpertReading` each."""
+    from vision.card_locator import SingleCardError
     from vision.classifier import DEFAULT_MODEL, CardClassifier, with_later_trainings
     from vision.corner_index import CornerFusion, index_in_photo
-    from vision.single_card import SingleCardError, read_single_card_probs
+    from vision.single_card import read_single_card_probs
     from vision.synth.faces import UNO_FACE_CODES
 
     clf = CardClassifier.load(DEFAULT_MODEL)
@@ -124,8 +125,9 @@ def report(readings: list[ExpertReading]) -> str:
 
 def _labelled(labels: Path, group: str | None, source: str | None
               ) -> Iterator[tuple[str, str, str, np.ndarray]]:
+    from vision.card_locator import read_image
     from vision.photo_size import working_copy
-    from vision.single_card import read_image, read_labels
+    from vision.single_card import read_labels
 
     for r in read_labels(labels):
         if (group and not r["group"].startswith(group)) or (source and r.get("source") != source):

@@ -5,7 +5,7 @@ set's webcam frames (:mod:`vision.synth.real_rooms`: a hand holding one standard
 index corners labelled) or its phone photos of one card on a table, floor or sofa, the card's
 quad is inferred from those two corners (:func:`vision.synth.real_rooms.card_from_indices`)
 and compared with the proposals of
-:func:`vision.single_card.candidates`: the best-scored one, the best of those within
+:func:`vision.card_locator.candidates`: the best-scored one, the best of those within
 :data:`vision.single_card.FUSED_MARGIN` of it (the ones the UNO reader reads with corners), and
 the best of all. A proposal fits when its IoU with the inferred card is at least
 :data:`FITS`.
@@ -26,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.single_card import FUSED_MARGIN, _quad_iou, candidates
+from vision.card_locator import candidates, quad_iou
+from vision.single_card import FUSED_MARGIN
 from vision.synth.real_rooms import SOURCES, load_room, room_frames
 
 FITS = 0.7
@@ -72,7 +73,7 @@ def evaluate_locator(photos: Path, split: str = "test", source: str = "webcam"
     for path in frames:
         room = load_room(path)
         cands = [c for c in candidates(room.image) if c[2] > -0.5]
-        ious = [_quad_iou(q, room.card, room.image.shape) for _, q, _ in cands] or [0.0]
+        ious = [quad_iou(q, room.card, room.image.shape) for _, q, _ in cands] or [0.0]
         near = [v for v, c in zip(ious, cands, strict=False) if c[2] >= cands[0][2] - FUSED_MARGIN]
         rows.append((ious[0], max(near, default=0.0), max(ious), float(room.light.mean())))
     top, near, best, light = (np.array(col) for col in zip(*rows, strict=True))

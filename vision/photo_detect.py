@@ -648,7 +648,7 @@ class PhotoReader:
                 ) -> tuple[Any, ...]:
         """The card of a photo in which :meth:`detect` found none, read through the
         single-card locator: each of its proposals ``cands``
-        (:func:`vision.single_card.candidates`) within :data:`vision.single_card.FUSED_MARGIN`
+        (:func:`vision.card_locator.candidates`) within :data:`vision.single_card.FUSED_MARGIN`
         of the best geometric score is read as a card outline is (:meth:`read_quads`), that
         reading times the readings of the spotter's indices whose centres lie in it
         (``corners``, as :meth:`cards_and_indices` read them; a product of experts,
@@ -1158,12 +1158,12 @@ def detect_with_photo_fallback(image: np.ndarray, reader: Any,
 def _without_mat(image: np.ndarray, reader: Any, photo: PhotoReader | Callable[[], PhotoReader],
                  auto: bool) -> tuple[Any, ...]:
     """:func:`detect_with_photo_fallback` of a photo in which the mat is not seen."""
+    from vision.card_locator import SingleCardError, candidates
     from vision.recognise import (
         single_card_detection,
         single_card_networks,
         uno_card_detection,
     )
-    from vision.single_card import SingleCardError, candidates
 
     if not auto:
         found, corners = _photo_reader(photo).cards_and_indices(image)

@@ -434,9 +434,9 @@ def single_card_detection(image: np.ndarray, reader: TableReader,
                           networks: Any | None = None) -> tuple[Detection, ...]:
     """The single most card-like region of a photo read as one card by the whole-card
     classifier (none when no region is card-shaped). ``cands``: the photo's
-    :func:`vision.single_card.candidates` when already found; ``networks``: what reads the
+    :func:`vision.card_locator.candidates` when already found; ``networks``: what reads the
     located card (:func:`single_card_networks`), the reader's one classifier when None."""
-    from vision.single_card import SingleCardError, locate_card
+    from vision.card_locator import SingleCardError, locate_card
 
     try:
         found = locate_card(image, CROP_SIZE, classifier=reader.classifier, cands=cands)
@@ -479,8 +479,9 @@ def uno_card_detection(image: np.ndarray, reader: TableReader,
     (models/README.md), and the figure the README gives for real UNO photos. A photo the
     whole-card classifier calls surely UNO is read over the UNO faces alone."""
     from protocol_runner.cards import uno_faces
+    from vision.card_locator import SingleCardError
     from vision.corner_index import CornerFusion
-    from vision.single_card import SingleCardError, read_single_card_probs
+    from vision.single_card import read_single_card_probs
     from vision.synth.scenes import canonical_quad
 
     if reader.strip is None:

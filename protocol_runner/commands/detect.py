@@ -85,9 +85,9 @@ def run(args: argparse.Namespace) -> int:
 def _card_detector(args: argparse.Namespace, corners: Any) -> Callable[[Any], Sequence[Any]]:
     """Cards: the mat pipeline; in a photo without the mat, one UNO card or (``--photos``
     always) every standard card by its corner indices (:func:`detect_with_photo_fallback`)."""
+    from vision.card_locator import build_lab_tables
     from vision.photo_detect import still_detector
     from vision.recognise import TableReader
-    from vision.single_card import build_lab_tables
 
     build_lab_tables()  # while the models load
     reader = TableReader.load(args.model, profile=args.profile, corners=corners,

@@ -84,9 +84,9 @@ def _written(profile: DeckProfile, out: Path, source: str, then: str) -> int:
 
 
 def _on_mat(args: argparse.Namespace) -> int:
+    from vision.card_locator import SingleCardError, read_image
     from vision.enrol import MAT_ROWS, enrol_mat, mat_order, mat_photos
     from vision.recognise import TableReader
-    from vision.single_card import SingleCardError, read_image
 
     if args.order:
         for n, chunk in enumerate(mat_photos(args.deck), start=1):

@@ -125,7 +125,7 @@ def cut_view(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
     WHY: a card held close to a webcam runs off the photo at its sides and corners, not only at
     its bottom, and the reader reads the part in view stretched to a card's shape (its located
-    quad, :func:`vision.single_card.rectify`). On rendered cards held close, the whole-card
+    quad, :func:`vision.card_locator.rectify`). On rendered cards held close, the whole-card
     reading of such parts (cut on two or three sides) lost about one in five, where the same
     cards read at their true quads lost one in thirty (``synthetic:handheld``,
     models/README.md)."""
