@@ -38,15 +38,14 @@ from vision.photo_detect import (
     _pair,
     corner_crop,
     greyscale,
-    is_standard_set,
     joint_reading,
     one_per_code,
     part_of,
     plain_backs,
-    still_detector,
 )
 from vision.photo_split import group_of, in_split, split_of
 from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader, fuse_suits
+from vision.still_detect import is_standard_set, still_detector
 from vision.synth.faces import render_standard
 
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / \

@@ -112,8 +112,8 @@ def test_eval_reads_photos_at_another_size(tmp_path: Path,
 def test_a_large_photo_reads_as_its_reduction_with_quads_in_its_own_pixels(deck: str) -> None:
     """`cardtable detect` of a phone-sized photo reads its reduced copy: the same card, its quad
     scaled back to the photo's pixels (pixel centres onto pixel centres)."""
-    from vision.photo_detect import still_detector
     from vision.recognise import TableReader
+    from vision.still_detect import still_detector
     from vision.synth.photos import single_card_photo
 
     photo, _ = single_card_photo("7R", np.random.default_rng([66, 1]))
@@ -133,8 +133,8 @@ def test_a_large_photo_reads_as_its_reduction_with_quads_in_its_own_pixels(deck:
 def test_a_phone_photo_at_full_size_reads_as_at_the_sets_size(size: tuple[int, int]) -> None:
     """A CC BY phone photo of a seven of hearts, scaled to a phone's full size: read at that
     size, the card outlines' filters (tuned at 640 px) found a 7D at 0.84 at 4032 x 3024."""
-    from vision.photo_detect import still_detector
     from vision.recognise import TableReader
+    from vision.still_detect import still_detector
 
     photo = cv2.imread(str(PHONE_7H))
     detect = still_detector(TableReader.load(), "any")

@@ -802,8 +802,8 @@ def test_detect_reads_a_uno_photo_as_the_single_card_reader_does(table_reader, c
     its corner indices over the UNO faces: the same code and probability as
     `python -m vision.single_card --deck uno`, the distribution zero off the UNO faces."""
     from vision.classifier import DEFAULT_MODEL, with_later_trainings
-    from vision.photo_detect import still_detector
     from vision.recognise import uno_card_detection
+    from vision.still_detect import still_detector
 
     code = UNO_FACE_CODES[i % len(UNO_FACE_CODES)]
     image = make(code, np.random.default_rng([seed, i]))[0]
@@ -828,8 +828,8 @@ def test_the_uno_check_reads_the_located_card_with_the_single_card_networks(tabl
 
     from vision.classifier import Ensemble
     from vision.enrol import DeckProfile
-    from vision.photo_detect import still_detector
     from vision.recognise import single_card_networks
+    from vision.still_detect import still_detector
     from vision.synth.photos import webcam_card_photo
 
     nets = single_card_networks(table_reader)
@@ -852,9 +852,9 @@ def test_a_uno_face_the_networks_are_unsure_of_is_read_with_its_corners(table_re
     """Plain `cardtable detect` on a photo with no standard card in it, whose located card the
     networks name a UNO face under the UNO check's 0.9, reads it as `--deck uno` does (RULE 50);
     a photo of standard cards keeps the photo reader's cards."""
-    from vision.photo_detect import _uno_share, still_detector
     from vision.recognise import single_card_detection, single_card_networks
     from vision.single_card import synthetic_photos
+    from vision.still_detect import _uno_share, still_detector
     from vision.synth.index_crops import table_photo
 
     # a W held close to a webcam (tuning seed 7 of RULE 50): the networks alone read it as a +4

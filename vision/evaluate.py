@@ -301,7 +301,7 @@ def evaluate_csv(labels: Path, reader: TableReader, limit: int | None = None,
                  resize: tuple[int, int] | None = None) -> Report:
     """One card per photo: the first detection must have the photo's code. ``detect`` replaces
     :func:`detect_still` (``cardtable eval`` gives it what ``cardtable detect`` does,
-    :func:`vision.photo_detect.still_detector`); ``resize`` as :func:`evaluate_yolo`'s."""
+    :func:`vision.still_detect.still_detector`); ``resize`` as :func:`evaluate_yolo`'s."""
     try:
         with labels.open(newline="") as f:
             rows = list(csv.DictReader(f))

@@ -131,9 +131,9 @@ def read_set(job: tuple[str, int, int]) -> list[Reading]:
 @cache
 def plain_detector() -> Callable[[np.ndarray], tuple[Any, ...]]:
     """What plain ``cardtable detect`` (no ``--deck``) does with one still image
-    (:func:`vision.photo_detect.still_detector`, deck ``any``), loaded once per process."""
-    from vision.photo_detect import still_detector
+    (:func:`vision.still_detect.still_detector`, deck ``any``), loaded once per process."""
     from vision.recognise import TableReader
+    from vision.still_detect import still_detector
 
     return still_detector(TableReader.load(), "any")
 

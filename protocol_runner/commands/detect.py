@@ -86,8 +86,8 @@ def _card_detector(args: argparse.Namespace, corners: Any) -> Callable[[Any], Se
     """Cards: the mat pipeline; in a photo without the mat, one UNO card or (``--photos``
     always) every standard card by its corner indices (:func:`detect_with_photo_fallback`)."""
     from vision.card_locator import build_lab_tables
-    from vision.photo_detect import still_detector
     from vision.recognise import TableReader
+    from vision.still_detect import still_detector
 
     build_lab_tables()  # while the models load
     reader = TableReader.load(args.model, profile=args.profile, corners=corners,

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         rep = evaluate_scenes(reader, args.count, args.seed or EVAL_SEED_BASE, args.deck or "uno",
                               args.fanned, progress=progress, printing=args.printing)
     elif target.is_dir():
-        from vision.photo_detect import photo_options
+        from vision.still_detect import photo_options
 
         detect, keep = photo_options(target, reader, args.photos, args.split)
         explain = None
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         rep = evaluate_yolo(target, reader, args.limit, progress, detect, keep, explain,
                             args.resize)
     elif target.is_file() and target.suffix.lower() == ".csv":
-        from vision.photo_detect import still_detector
+        from vision.still_detect import still_detector
 
         deck = {None: "any", "mixed": "any"}.get(args.deck, args.deck)
         detect = None if args.photos == "no" else \

@@ -34,13 +34,7 @@ import cv2
 import numpy as np
 
 from vision.photo_cards import card_quads, cut, index_squares
-from vision.photo_detect import (
-    CORNER_CLASSES,
-    CORNER_SIZE,
-    NONE,
-    corner_crop,
-    part_of,
-)
+from vision.photo_detect import CORNER_CLASSES, CORNER_SIZE, NONE, corner_crop, part_of
 from vision.photo_split import in_validation, split_of
 from vision.synth.index_crops import jitter_box, render_crops
 
