@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.card_locator import candidates, quad_iou
+from vision.card_locator import candidates, iou_in_photo
 from vision.card_mask import (
     BLOBS,
     DEFAULT_MODEL,
@@ -165,7 +165,7 @@ def test_the_shipped_mask_finds_the_card_in_renders(kind: str, make: object, cod
         photo, quad = make(code, np.random.default_rng([20261128, len(kind), i]))  # type: ignore[operator]
         blobs = default_card_mask().blobs(photo)
         box = cv2.boxPoints(cv2.minAreaRect(blobs[0])) if blobs else np.zeros((4, 2), np.float32)
-        ious.append(quad_iou(box, quad, photo.shape))
+        ious.append(iou_in_photo(box, quad, photo.shape))
     assert np.median(ious) > 0.8
     assert sum(v > 0.7 for v in ious) >= 7
 

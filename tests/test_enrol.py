@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from protocol_runner.cli import main
-from vision.card_locator import SingleCardError, candidates, locate_card, quad_iou, read_image
+from vision.card_locator import SingleCardError, candidates, iou_in_photo, locate_card, read_image
 from vision.classifier import DEFAULT_MODEL, CardClassifier
 from vision.digest import weights_digest
 from vision.enrol import DeckProfile, EnrolError, enrol, enrolment_photos
@@ -58,7 +58,7 @@ def test_locate_card_held_to_a_webcam() -> None:
     for i in range(48):
         code = ("7R", "3G", "SB", "+2Y", "W", "RB", "9Y", "+4")[i % 8]
         img, quad = held_card_photo(code, np.random.default_rng([5, i]))
-        ious.append(quad_iou(locate_card(img).quad, quad, img.shape))
+        ious.append(iou_in_photo(locate_card(img).quad, quad, img.shape))
     assert np.mean(ious) >= 0.7 and np.mean(np.array(ious) > 0.5) >= 0.75, np.round(ious, 2)
 
 

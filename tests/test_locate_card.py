@@ -21,8 +21,8 @@ from vision.card_locator import (
     _score,
     candidates,
     card_evidence,
+    iou_in_photo,
     locate_card,
-    quad_iou,
     white_patch,
     whiteness,
 )
@@ -90,7 +90,7 @@ def test_rect_fill(contour, shape, convex, fill):
 def test_a_card_on_a_table_is_found_under_any_light(gain):
     img, quad = single_card_photo("5G", np.random.default_rng(41))
     tinted = _tinted(img, gain)
-    assert quad_iou(locate_card(tinted).quad, quad, img.shape) > 0.85
+    assert iou_in_photo(locate_card(tinted).quad, quad, img.shape) > 0.85
 
 
 def test_a_card_held_between_fingers_is_found():
@@ -103,7 +103,7 @@ def test_a_card_held_between_fingers_is_found():
         centre = (int(bottom[0] + dx * half), int(bottom[1] - 0.1 * half))
         cv2.ellipse(img, centre, (int(0.2 * half), int(0.5 * half)), 0, 0, 360,
                     (120, 150, 200), -1)
-    assert quad_iou(locate_card(img).quad, quad, img.shape) > 0.8
+    assert iou_in_photo(locate_card(img).quad, quad, img.shape) > 0.8
 
 
 def test_held_up_cards_are_found_by_their_white_border():
@@ -113,7 +113,7 @@ def test_held_up_cards_are_found_by_their_white_border():
     ious = []
     for i in range(12):
         img, quad = held_card_photo("6Y", np.random.default_rng([32, i]))
-        ious.append(quad_iou(locate_card(img).quad, quad, img.shape))
+        ious.append(iou_in_photo(locate_card(img).quad, quad, img.shape))
     assert np.mean(np.array(ious) > 0.8) >= 0.8, np.round(ious, 2)
 
 
@@ -125,7 +125,7 @@ def test_held_up_cards_under_tinted_light_are_found():
     for i in range(12):
         rng = np.random.default_rng([31, i])
         img, quad = held_card_photo("3R", rng)
-        ious.append(quad_iou(locate_card(tint_light(img, rng)).quad, quad, img.shape))
+        ious.append(iou_in_photo(locate_card(tint_light(img, rng)).quad, quad, img.shape))
     assert np.mean(np.array(ious) > 0.8) >= 0.6, np.round(ious, 2)
 
 
@@ -166,7 +166,7 @@ def _white_room(distractor: str) -> tuple[np.ndarray, np.ndarray]:
 ])
 def test_a_card_is_found_beside_white_things_that_are_not_cards(distractor):
     img, quad = _white_room(distractor)
-    assert quad_iou(locate_card(img).quad, quad, img.shape) > 0.8
+    assert iou_in_photo(locate_card(img).quad, quad, img.shape) > 0.8
 
 
 @pytest.mark.parametrize(("thing", "low", "high"), [
@@ -192,7 +192,7 @@ def test_cards_in_realistic_webcam_frames_are_found():
     ious = []
     for i in range(12):
         img, quad = webcam_card_photo("4G", np.random.default_rng([33, i]))
-        ious.append(quad_iou(locate_card(img).quad, quad, img.shape))
+        ious.append(iou_in_photo(locate_card(img).quad, quad, img.shape))
     assert np.mean(np.array(ious) > 0.8) >= 9 / 12, np.round(ious, 2)
 
 
@@ -228,7 +228,7 @@ def test_the_whole_photo_stands_for_a_card_only_where_its_outline_lies_on_edges(
     grad = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)) / 4
     frame = [p.box for p in _proposals(small, whiteness(small)) if p.method == "frame"][0]
     assert (_evidence_parts(whiteness(small), grad, frame)[0] >= FRAME_EDGE) == outlined
-    assert quad_iou(locate_card(img).quad, quad, img.shape) > 0.8
+    assert iou_in_photo(locate_card(img).quad, quad, img.shape) > 0.8
 
 
 def test_the_pieces_of_a_cut_field_are_proposed_together():
@@ -242,7 +242,7 @@ def test_the_pieces_of_a_cut_field_are_proposed_together():
     img[134:338, 342:468] = field
     cv2.ellipse(img, (430, 330), (16, 70), 0, 0, 360, (120, 150, 205), -1)  # the thumb
     split = [p for p in _cluster_proposals(img) if p.method == "cluster-all"]
-    ious = [quad_iou(p.box, card, img.shape) for p in split]
+    ious = [iou_in_photo(p.box, card, img.shape) for p in split]
     assert max(ious, default=0.0) > 0.8
     assert {p.credit for p in split} == {SPLIT_CREDIT}  # a field cut in pieces: credited
 

@@ -625,7 +625,7 @@ def test_a_card_held_so_close_it_covers_most_of_the_photo_is_read_by_its_corner(
     it is located as that visible part, not as the whole photo (which reads no corner), and its
     index read surely. Before RULE 41 every proposal over 0.9 of the photo was dropped: the
     9R read 6R at 0.47 and the others at 0.36-0.97."""
-    from vision.card_locator import quad_iou
+    from vision.card_locator import iou_in_photo
     from vision.synth.faces import render_face
     from vision.synth.photos import _lay_face
 
@@ -636,7 +636,7 @@ def test_a_card_held_so_close_it_covers_most_of_the_photo_is_read_by_its_corner(
     img = np.clip(photo, 0, 255).astype(np.uint8)
     loc, read, p = read_single_card(img, clf, UNO_FACE_CODES, corners=fusion)
     assert (read, loc.method != "frame") == (code, True) and p >= 0.9, (read, p, loc.method)
-    assert quad_iou(loc.quad, _box(24, 20, 640, 640), img.shape) > 0.9
+    assert iou_in_photo(loc.quad, _box(24, 20, 640, 640), img.shape) > 0.9
 
 
 @pytest.mark.parametrize(("quad", "across"), [

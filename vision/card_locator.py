@@ -576,8 +576,9 @@ def locate_card(img: np.ndarray, size: tuple[int, int] = CROP_SIZE,
     return Located(cands[i][1], crops[i], cands[i][0], total[i])
 
 
-def quad_iou(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> float:
-    """Overlap of two quads within the photo (what lies beyond its edge is not in it)."""
+def iou_in_photo(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> float:
+    """Intersection over union of two quads within the photo of ``shape`` (what lies beyond its
+    edge is not in it; :func:`vision.photo_cards.quad_iou` is the exact IoU of two convex quads)."""
     ma, mb = np.zeros(shape[:2], np.uint8), np.zeros(shape[:2], np.uint8)
     cv2.fillPoly(ma, [np.round(a).astype(np.int32)], 1)
     cv2.fillPoly(mb, [np.round(b).astype(np.int32)], 1)

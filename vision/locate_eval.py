@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.card_locator import candidates, quad_iou
+from vision.card_locator import candidates, iou_in_photo
 from vision.single_card import FUSED_MARGIN
 from vision.synth.real_rooms import SOURCES, load_room, room_frames
 
@@ -73,7 +73,7 @@ def evaluate_locator(photos: Path, split: str = "test", source: str = "webcam"
     for path in frames:
         room = load_room(path)
         cands = [c for c in candidates(room.image) if c[2] > -0.5]
-        ious = [quad_iou(q, room.card, room.image.shape) for _, q, _ in cands] or [0.0]
+        ious = [iou_in_photo(q, room.card, room.image.shape) for _, q, _ in cands] or [0.0]
         near = [v for v, c in zip(ious, cands, strict=False) if c[2] >= cands[0][2] - FUSED_MARGIN]
         rows.append((ious[0], max(near, default=0.0), max(ious), float(room.light.mean())))
     top, near, best, light = (np.array(col) for col in zip(*rows, strict=True))

@@ -24,9 +24,9 @@ from vision.card_locator import (
     Located,
     SingleCardError,
     candidates,
+    iou_in_photo,
     locate_card,
     order_portrait,
-    quad_iou,
     read_image,
     rectify,
 )
@@ -574,7 +574,7 @@ def evaluate_synthetic(kind: str, count: int, classifier: object,
         start = time.perf_counter()
         loc, read, p = read_single_card(img, classifier, allowed, adapter, corners)
         ms.append(1000 * (time.perf_counter() - start))
-        ious.append(quad_iou(loc.quad, quad, img.shape))
+        ious.append(iou_in_photo(loc.quad, quad, img.shape))
         conf.append(p)
         hits.append(read == code)
         colour += _colour_of(read) == _colour_of(code)
