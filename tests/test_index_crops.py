@@ -15,7 +15,6 @@ from vision.synth.index_crops import (
     jitter_box,
     render_crops,
     scene_crops,
-    table_photo,
 )
 
 
@@ -45,49 +44,18 @@ def test_card_faces_have_their_index_at_top_left(code: str, seed: int) -> None:
     assert inside.std() > 20  # print on paper, not a blank patch
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_a_joker_prints_its_word_from_the_top_left_corner(seed: int) -> None:
-    """The joker's "index" is its word, as decks print it: stacked or turned down the side (a
-    tall box at the card's left edge, where the reader's outline squares look) or along the top
-    (a wide box in the card's top fifth), printed on the card, not blank."""
-    face, (x0, y0, x1, y1) = card_face("JK", np.random.default_rng(seed))
-    w, h = FACE
-    assert face.shape == (h, w, 3) and face.dtype == np.uint8
-    assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= 0.5 * h
-    tall = x1 <= 0.3 * w and y1 - y0 > 1.5 * (x1 - x0)
-    wide = y1 <= 0.2 * h and x1 - x0 > 1.5 * (y1 - y0)
-    assert tall or wide
-    assert face[int(y0):int(y1) + 1, int(x0):int(x1) + 1].astype(float).std() > 20
-
-
-def test_jokers_print_their_word_every_way() -> None:
-    """Over many jokers, each way of printing the word is drawn: tall boxes (stacked or down
-    the side) and wide ones (along the top, as the shared photos' white deck prints it)."""
-    boxes = [card_face("JK", np.random.default_rng(s))[1] for s in range(40)]
-    tall = sum(y1 - y0 > x1 - x0 for x0, y0, x1, y1 in boxes)
-    assert 10 <= tall <= 36
-
-
-def test_the_spotters_photos_show_jokers() -> None:
-    """The spotter's rendered photos label some jokers' words (:data:`JOKER_SHARE`) among
-    many faces."""
-    codes = [c for k in range(120) for c, _ in table_photo(np.random.default_rng([5, k]))[1]]
-    assert 0 < codes.count("JK") < 0.15 * len(codes)
-
-
-@pytest.mark.parametrize("code", ["BACK", "1S", "AX", "", "as", "jk"])
+@pytest.mark.parametrize("code", ["JK", "BACK", "1S", "AX", "", "as"])
 def test_codes_without_a_rendered_index_are_refused(code: str) -> None:
     with pytest.raises(IndexCropError, match="52 standard faces"):
         card_face(code, np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("code", ["9D", "JK"])
 @pytest.mark.parametrize("seed", range(6))
-def test_a_scene_gives_crops_of_its_code_or_none(code: str, seed: int) -> None:
-    got = list(scene_crops(code, np.random.default_rng(seed)))
+def test_a_scene_gives_crops_of_its_code_or_none(seed: int) -> None:
+    got = list(scene_crops("9D", np.random.default_rng(seed)))
     assert got, "every scene shows at least one index"
     for label, crop in got:
-        assert label in (code, NONE)
+        assert label in ("9D", NONE)
         assert crop.shape == (CORNER_SIZE, CORNER_SIZE, 3) and crop.dtype == np.uint8
 
 

@@ -14,10 +14,7 @@ haze, colour cast, blur, low resolution, noise, salt-and-pepper, JPEG; stretched
 jittered like a detector's box) and the outline path (:func:`vision.photo_cards.index_squares`
 of the card's jittered outline, each square labelled by the index whose centre it holds, else
 ``none``). A *dark* printing (like the black/gold deck of the photos: a black card, black suits
-in white or silver, red suits in gold) is drawn in 40% of the scenes. The spotter's photos
-(:func:`table_photo`) show jokers too (:data:`JOKER_SHARE`), with the word "JOKER" where other
-cards print their index, as decks print it: its letters stacked down the corner, the word turned
-along the card's side, or the word along the top.
+in white or silver, red suits in gold) is drawn in 40% of the scenes.
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from protocol_runner.cards import JOKER, RANKS, SUITS
+from protocol_runner.cards import RANKS, SUITS
 from vision.photo_cards import CARD_H, CARD_W, clockwise, cut, index_squares
 from vision.photo_detect import CORNER_SIZE, NONE, corner_crop
 from vision.synth.faces import _SUIT_GLYPH, ASSETS, FONT_FILES, _font
@@ -37,12 +34,6 @@ from vision.synth.faces import _SUIT_GLYPH, ASSETS, FONT_FILES, _font
 FACE = (int(CARD_W), int(CARD_H))
 """Face size (W, H) in px: the rectified card frame of :mod:`vision.photo_cards`."""
 CODES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in RANKS)
-JOKER_SHARE = 0.04
-"""Share of the face-up cards of :func:`table_photo` (the spotter's rendered photos) that are
-jokers, their word boxed as the CC BY photos box it (3% of the training split's labels are
-``JK``). WHY: the spotter learned the word only from the two real jokers the training split
-shows outside its validation groups, and finds no index on the black-and-gold deck's gold word
-(sixty-seventh session)."""
 SCAN_SHARE = 0.5
 """Share of scenes whose card is an MIT scan (recoloured); the rest have a drawn index."""
 DARK_SHARE = 0.4
@@ -161,73 +152,6 @@ def _drawn(code: str, rng: np.random.Generator) -> tuple[np.ndarray, Box]:
     return face, tuple(float(v) / ss for v in box)  # type: ignore[return-value]
 
 
-def _drawn_joker(rng: np.random.Generator) -> tuple[np.ndarray, Box]:
-    """A white joker face with black or red print: the word "JOKER" from the top-left corner,
-    its letters stacked (most decks), the word turned to run down the card's side, or the word
-    ("Joker" or "JOKER") along the top with small stars beside it (the shared photos' white
-    deck); the same turned 180° at the other end, and a star in the middle; returns it at
-    :data:`FACE` and the top word's box.
-
-    WHY the word along the top (seventieth session): the shared photos' white deck prints it so,
-    and its corner then holds only the word's first letter, which a network that never saw the
-    word takes for a jack's index (JD at 0.76-0.94)."""
-    ss = 2
-    w, h = FACE[0] * ss, FACE[1] * ss
-    ink = (200, 0, 0) if rng.random() < 0.5 else (0, 0, 0)
-    layer = Image.new("RGB", (w, h), (255, 255, 255))
-    ld = ImageDraw.Draw(layer)
-    family = int(rng.integers(len(FONT_FILES)))
-    left, top = rng.uniform(0.03, 0.07) * w, rng.uniform(0.03, 0.06) * h
-    style = rng.random()
-    band = style >= 0.7  # the word along the top: the top half is the end that is repeated
-    if band:
-        text = "Joker" if rng.random() < 0.5 else "JOKER"
-        size = rng.uniform(0.06, 0.1) * h
-        font = _font(family, int(size * 1.3))
-        x0, y0, x1, y1 = font.getbbox(text)
-        left = rng.uniform(0.12, 0.3) * w if rng.random() < 0.5 else left
-        scale = min(1.0, (0.92 * w - left) / max(x1 - x0, 1))
-        if scale < 1.0:
-            font = _font(family, max(8, int(size * 1.3 * scale)))
-            x0, y0, x1, y1 = font.getbbox(text)
-        ld.text((left - x0, top - y0), text, font=font, fill=ink)
-        boxes = [(left, top, left + x1 - x0, top + y1 - y0)]
-        star = _font(0, int(rng.uniform(0.04, 0.07) * h))
-        for _ in range(int(rng.integers(0, 4))):  # the stars and moons beside the word
-            _glyph(ld, "\u2605", star, (rng.uniform(0.02, 0.12) * w,
-                                        rng.uniform(0.1, 0.3) * h), ink)
-    elif style < 0.4:  # letters stacked down the corner
-        size = rng.uniform(0.05, 0.085) * h  # five letters in the top half of the card
-        font = _font(family, int(size * 1.3))
-        gap = rng.uniform(0.0, 0.15) * size
-        cx = left + font.getbbox("W")[2] / 2
-        boxes, y = [], top
-        for letter in "JOKER":
-            b = _glyph(ld, letter, font, (cx, y + size / 2), ink)
-            boxes.append(b)
-            y = b[3] + gap
-    else:  # the word turned a quarter, reading down the card's side
-        size = rng.uniform(0.06, 0.09) * h
-        font = _font(family, int(size * 1.3))
-        x0, y0, x1, y1 = font.getbbox("JOKER")
-        word = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)
-        ImageDraw.Draw(word).text((2 - x0, 2 - y0), "JOKER", font=font, fill=255)
-        word = word.rotate(-90 if rng.random() < 0.5 else 90, expand=True)
-        layer.paste(Image.new("RGB", word.size, ink), (int(left), int(top)), word)
-        boxes = [(left, top, left + word.size[0], top + word.size[1])]
-    box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
-           max(b[2] for b in boxes), max(b[3] for b in boxes))
-    img = Image.new("RGB", (w, h), (255, 255, 255))
-    corner = layer.crop((0, 0, w if band else w // 2, h // 2))
-    img.paste(corner, (0, 0))
-    img.paste(corner.rotate(180), (w - corner.size[0], h - h // 2))
-    _glyph(ImageDraw.Draw(img), "\u2605", _font(0, int(rng.uniform(0.2, 0.35) * h)),
-           (w / 2, h / 2), ink)
-    face = cv2.resize(cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR), FACE,
-                      interpolation=cv2.INTER_AREA)
-    return face, tuple(float(v) / ss for v in box)  # type: ignore[return-value]
-
-
 def _recolour(face: np.ndarray, rng: np.random.Generator, dark: bool) -> np.ndarray:
     """The face reprinted: paper, black ink and red ink replaced by colours drawn from ``rng``
     (a light card, or a dark one with gold, white or silver ink). Ink is measured as how far a
@@ -253,13 +177,10 @@ def _recolour(face: np.ndarray, rng: np.random.Generator, dark: bool) -> np.ndar
 def card_face(code: str, rng: np.random.Generator) -> tuple[np.ndarray, Box]:
     """A face of ``code`` (MIT scan or drawn index, recoloured, light or dark) at :data:`FACE`
     and the box of its top-left index in face pixels."""
-    if code == JOKER:
-        face, box = _drawn_joker(rng)
-    elif code not in CODES:
+    if code not in CODES:
         raise IndexCropError(f"no rendered index for {code!r}: give one of the 52 standard "
-                             "faces (rank A 2-10 J Q K, suit S H D C) or the joker JK")
-    else:
-        face, box = _scan(code) if rng.random() < SCAN_SHARE else _drawn(code, rng)
+                             "faces (rank A 2-10 J Q K, suit S H D C)")
+    face, box = _scan(code) if rng.random() < SCAN_SHARE else _drawn(code, rng)
     return _recolour(face, rng, dark=rng.random() < DARK_SHARE), box
 
 
@@ -397,12 +318,7 @@ def scene_crops(code: str, rng: np.random.Generator) -> Iterator[tuple[str, np.n
 
 def render_crops(count: int, seed: int) -> tuple[list[np.ndarray], list[str]]:
     """About ``count`` crops of scenes of the 52 faces in turn (seeds ``[seed, scene]``, so the
-    same call renders the same crops).
-
-    WHY no joker (seventy-first session): a reader taught the rendered jokers beside a spotter
-    taught them (RULE 75) made 12 more false cards on the CC BY training split, among them
-    jokers read on black cards and the white deck's jokers read JD; its jokers come from the
-    spotted word pairs and :meth:`vision.photo_detect.PhotoReader.jokers`."""
+    same call renders the same crops)."""
     crops: list[np.ndarray] = []
     codes: list[str] = []
     k = 0
@@ -444,7 +360,7 @@ def table_photo(rng: np.random.Generator, cards: int | None = None
             m, quad = _place(img, _back_face(rng), rng)
             placed.append(("BACK", [quad], quad))
             continue
-        code = JOKER if rng.random() < JOKER_SHARE else CODES[int(rng.integers(len(CODES)))]
+        code = CODES[int(rng.integers(len(CODES)))]
         face, (x0, y0, x1, y1) = card_face(code, rng)
         m, quad = _place(img, face, rng)
         tl = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
