@@ -54,8 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "and corners); the single-card reader reads seeds 4, 7 and 8 beside 0), "
                         "or --part strip --wide (N > 0 writes strip_classifier_wide_seedN.onnx "
                         "from renders of its own; the single-card reader reads seed 1 beside 0), "
-                        "or --corners for the rank/suit reader (0 made the shipped one); compare "
-                        "recipes over several")
+                        "or --corners for the rank/suit reader and the index spotter (0 made "
+                        "the shipped ones); compare recipes over several")
     p.add_argument("--wide", action="store_true",
                    help="--part strip: train strip_classifier_wide.onnx instead, its training "
                         "printings half plain and half wide (heavy, outlined, other typefaces, "
@@ -72,12 +72,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--part {args.part} is not a part of the corner models: drop --corners")
     if args.part in ("reader", "spotter") and not args.corners:
         raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
-    if args.seed and not (args.corners and args.part in ("all", "reader")
+    if args.seed and not (args.corners
                           or not args.corners and args.part == "card"
                           or args.wide and args.part == "strip"):
-        raise ValueError("--seed is the whole-card classifier's (--part card) or the rank/suit "
-                         "reader's (--corners, --part reader or all), or the wide corner "
-                         "network's (--part strip --wide)")
+        raise ValueError("--seed is the whole-card classifier's (--part card) or the corner "
+                         "models' (--corners), or the wide corner network's (--part strip "
+                         "--wide)")
     if args.wide and args.part != "strip":
         raise ValueError("--wide is the corner-strip network's: give --part strip")
     if args.part in ("card", "strip") and args.corners:

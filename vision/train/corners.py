@@ -449,7 +449,8 @@ def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quic
     ``out_dir`` (``index_spotter.{onnx,json}``, ``corner_reader.onnx`` in 8 bits
     (:func:`quantize_reader`; the float network it was made from in ``runs``),
     ``corner_classifier.json``). ``epochs`` replaces the reader's number of epochs, ``seed``
-    its seed (:func:`train_reader`). ``part`` rebuilds only the ``spotter`` or only the
+    the seed of both trainings (:func:`train_reader`, :func:`~vision.train.spotter.train_spotter`;
+    0 made the shipped networks). ``part`` rebuilds only the ``spotter`` or only the
     ``reader`` (one network, rank and suit heads)."""
     if part not in PARTS:
         raise ValueError(f"unknown part {part!r}: use one of {', '.join(PARTS)}")
@@ -461,7 +462,7 @@ def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quic
     if part in ("all", "spotter"):
         from vision.train.spotter import build_spotter
 
-        spotter = build_spotter(out_dir, runs / "spotter", photos, quick, log)
+        spotter = build_spotter(out_dir, runs / "spotter", photos, quick, log, seed)
         if part == "spotter":
             return spotter
     meta_path = out_dir / "corner_classifier.json"

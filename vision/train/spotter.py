@@ -430,17 +430,17 @@ LONG_SIDE = 640
 
 
 def build_spotter(out_dir: Path, runs: Path, photos: Path, quick: bool = False,
-                  log: Log = print) -> dict[str, Any]:
+                  log: Log = print, seed: int = 0) -> dict[str, Any]:
     """The whole recipe: train (:func:`train_spotter`), export ``index_spotter.onnx`` into
     ``out_dir``, measure it on the validation groups (:func:`measure`) and write the JSON
     beside it (what the run time reads and what the model card quotes)."""
     r = QUICK if quick else FULL
     t0 = time.time()
     weights = train_spotter(photos, runs, steps=r["steps"], batch=r["batch"],
-                            rendered=r["rendered"], log=log)
+                            rendered=r["rendered"], seed=seed, log=log)
     path = out_dir / "index_spotter.onnx"
     meta: dict[str, Any] = {"long_side": LONG_SIDE, "stride": STRIDE, "ranks": list(RANKS),
-                            "suits": list(SUITS), "recipe": r}
+                            "suits": list(SUITS), "recipe": r, "seed": seed}
     export(weights, path, meta)
     meta.update(measure(path, load_photos(photos, val=True)))
     path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
