@@ -43,7 +43,7 @@ from vision.photo_detect import (
     part_of,
     plain_backs,
 )
-from vision.photo_split import group_of, in_split, split_of
+from vision.photo_split import group_of, in_split, in_validation, split_of
 from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader, fuse_suits
 from vision.still_detect import is_standard_set, still_detector
 from vision.synth.faces import render_standard
@@ -82,17 +82,27 @@ def test_split_is_by_group_and_deterministic() -> None:
     assert 0.1 < splits.count("test") / len(splits) < 0.35
 
 
-@pytest.mark.parametrize(("split", "expected"), [("all", True), ("train", False),
-                                                  ("test", True)])
-def test_in_split(split: str, expected: bool) -> None:
-    name = next(f"IMG_{k}_JPG.rf.x.jpg" for k in range(0, 10_000, 10)
-                if split_of(f"IMG_{k}_JPG.rf.x.jpg") == "test")
-    assert in_split(name, split) is expected
+def _series_photo(split: str, validation: bool) -> str:
+    """A numbered-series photo name of ``split`` whose group is (or is not) a validation group."""
+    return next(name for k in range(0, 100_000, 10) if split_of(name := f"IMG_{k}_JPG.rf.x.jpg")
+                == split and in_validation(name) is validation)
 
 
-def test_unknown_split_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown split 'val'"):
-        in_split("a.jpg", "val")
+@pytest.mark.parametrize(("photo", "split", "expected"), [
+    (("test", False), "all", True), (("test", False), "train", False),
+    (("test", False), "test", True), (("test", False), "val", False),
+    (("test", True), "val", False),  # the held-out split never lends a group to validation
+    (("train", True), "val", True), (("train", True), "train", True),
+    (("train", False), "val", False), (("train", False), "test", False),
+])
+def test_in_split(photo: tuple[str, bool], split: str, expected: bool) -> None:
+    assert in_split(_series_photo(*photo), split) is expected
+
+
+@pytest.mark.parametrize("split", ["validation", "held-out", ""])
+def test_unknown_split_is_refused(split: str) -> None:
+    with pytest.raises(ValueError, match=f"unknown split '{split}'"):
+        in_split("a.jpg", split)
 
 
 @pytest.mark.parametrize(("names", "expected"), [

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 HELD_OUT_EVERY = 5
-SPLITS = ("train", "test", "all")
+SPLITS = ("train", "test", "val", "all")
 
 _BURST = re.compile(r"^IMG_(\d{8})_(\d{4})\d{2}")
 _NUMBERED = re.compile(r"^IMG_(\d+)_JPG")
@@ -48,7 +48,10 @@ def in_validation(name: str) -> bool:
 
 
 def in_split(name: str, split: str) -> bool:
-    """Whether the photo ``name`` belongs to ``split`` (``train``, ``test`` or ``all``)."""
+    """Whether the photo ``name`` belongs to ``split`` (``train``, ``test``, ``val``: the training
+    split's validation groups, where the model card's rules measure, or ``all``)."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}: use one of {', '.join(SPLITS)}")
+    if split == "val":
+        return split_of(name) == "train" and in_validation(name)
     return split == "all" or split_of(name) == split

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from protocol_runner.commands import size_argument
+from vision.photo_split import SPLITS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,9 +55,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="YOLO folder or labels.csv: read every photo resized to WxH first "
                         "(bicubic up, area down; labels are fractions of the photo): how the "
                         "readers do on photos of another size, e.g. a phone's 4032x3024")
-    p.add_argument("--split", choices=("all", "train", "test"), default="all",
+    p.add_argument("--split", choices=SPLITS, default="all",
                    help="YOLO folder: only the photos of this split of vision/photo_split.py "
-                        "(test = held out from `cardtable train --corners`)")
+                        "(test = held out from `cardtable train --corners`; val = the "
+                        "training split's validation groups, never trained on)")
     p.set_defaults(handler=run)
 
 
