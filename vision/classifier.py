@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.digest import weights_digest
+from vision.parallel import each_at_once
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "card_classifier.onnx"
 
@@ -135,6 +136,16 @@ def geometric_mean(probs: np.ndarray, floor: float = 1e-12) -> np.ndarray:
     return out / out.sum()
 
 
+def views(crops: list[np.ndarray], both_ways: bool) -> list[np.ndarray]:
+    """What a classifier reads of ``crops``: the crops, then with ``both_ways`` each turned
+    180° (a rectifier cannot tell a card's top from its bottom, and the two readings' errors
+    are partly independent)."""
+    if not both_ways:
+        return list(crops)
+    return list(crops) + [cv2.rotate(_check_crop(c, i), cv2.ROTATE_180)
+                          for i, c in enumerate(crops)]
+
+
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -213,12 +224,21 @@ class CardClassifier:
 
     def run(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Raw logits (N, C) and penultimate features (N, F) of the crops."""
-        x = self.batch(crops)
+        return self.run_input(self.batch(crops))
+
+    def run_input(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`run` of a batch already made the network's input (:meth:`batch`)."""
         if len(x) == 0:
             n_feat = int(self.meta.get("feature_dim", 0))
             return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, n_feat), np.float32)
         logits, feats = self.session.run(None, {self.session.get_inputs()[0].name: x})
         return logits, feats
+
+    def probabilities(self, logits: np.ndarray, n: int, both_ways: bool) -> np.ndarray:
+        """Calibrated probabilities (n, C) of the ``n`` crops whose views' ``logits`` these are
+        (:func:`views`): with ``both_ways``, each crop's and its turned copy's averaged."""
+        p = _softmax(logits / self.temperature)
+        return (p[:n] + p[n:]) / 2 if both_ways and n else p
 
     def predict(self, crops: list[np.ndarray], both_ways: bool = False) -> np.ndarray:
         """Calibrated class probabilities (N, C), columns in the order of ``classes``.
@@ -236,13 +256,8 @@ class CardClassifier:
         :meth:`Ensemble.read` takes it; a single network's features are its own."""
         if own is not None and own is not self:
             raise ClassifierError("a single network gives only its own features")
-        if both_ways and len(crops):
-            turned = [cv2.rotate(_check_crop(c, i), cv2.ROTATE_180) for i, c in enumerate(crops)]
-            logits, feats = self.run(list(crops) + turned)
-            p = _softmax(logits / self.temperature)
-            return (p[: len(crops)] + p[len(crops):]) / 2, feats
-        logits, feats = self.run(crops)
-        return _softmax(logits / self.temperature), feats
+        logits, feats = self.run(views(crops, both_ways))
+        return self.probabilities(logits, len(crops), both_ways), feats
 
     def embed(self, crops: list[np.ndarray]) -> np.ndarray:
         """L2-normalised penultimate features (N, F): what deck enrolment compares."""
@@ -290,15 +305,23 @@ class Ensemble:
         own = self.members[0] if own is None else own
         if not any(m is own for m in self.members):
             raise ClassifierError("that network is not a member of this ensemble")
-        mine, feats = own.read(crops, both_ways)
-        probs = [mine if m is own else m.predict(crops, both_ways) for m in self.members]
+        seen = views(crops, both_ways)
+        inputs: dict[int, np.ndarray] = {}  # each input size's batch made once
+        for m in self.members:
+            if m.input_size not in inputs:
+                inputs[m.input_size] = m.batch(seen)
+        # the members run at once, each exactly as alone (vision.parallel)
+        outs = each_at_once([partial(m.run_input, inputs[m.input_size]) for m in self.members])
+        probs = [m.probabilities(logits, len(crops), both_ways)
+                 for m, (logits, _) in zip(self.members, outs, strict=True)]
+        feats = next(f for m, (_, f) in zip(self.members, outs, strict=True) if m is own)
         return np.mean(probs, axis=0), feats
 
 
 @cache
 def _later_trainings() -> tuple[CardClassifier, ...]:
-    return tuple(CardClassifier.load(path, threads=1) for path in LATER_TRAININGS
-                 if path.is_file())
+    return tuple(each_at_once([partial(CardClassifier.load, path, threads=1)
+                               for path in LATER_TRAININGS if path.is_file()]))
 
 
 def with_later_trainings(classifier: CardClassifier, path: str | Path | None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ import numpy as np
 from protocol_runner.cards import BACK, uno_faces
 from vision.classifier import cpu_session
 from vision.digest import weights_digest
+from vision.parallel import each_at_once
 
 DEFAULT_STRIP_MODEL = Path(__file__).resolve().parent.parent / "models" / "strip_classifier.onnx"
 WIDE_STRIP_MODELS = (DEFAULT_STRIP_MODEL.with_name("strip_classifier_wide.onnx"),
@@ -200,16 +201,17 @@ class StripEnsemble:
         """(N, C) probabilities: the members' renormalised geometric mean."""
         if not len(patches):
             return np.zeros((0, len(self.classes)), np.float32)
-        x = network_input(patches)  # made once, read by every member
-        logp = np.mean([np.log(np.maximum(m.predict_input(x), 1e-12)) for m in self.members],
-                       axis=0)
+        x = network_input(patches)  # made once, read by every member, all at once
+        probs = each_at_once([partial(m.predict_input, x) for m in self.members])
+        logp = np.mean([np.log(np.maximum(p, 1e-12)) for p in probs], axis=0)
         out = np.exp(logp - logp.max(axis=1, keepdims=True))
         return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 @lru_cache(maxsize=1)
 def _wide_strips() -> tuple[StripClassifier, ...]:
-    return tuple(StripClassifier.load(p) for p in WIDE_STRIP_MODELS if p.is_file())
+    return tuple(each_at_once([partial(StripClassifier.load, p)
+                               for p in WIDE_STRIP_MODELS if p.is_file()]))
 
 
 def single_card_strip(strip: StripClassifier) -> StripClassifier | StripEnsemble:
