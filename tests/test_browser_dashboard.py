@@ -175,3 +175,27 @@ def test_page_reconnects_after_a_server_restart(script: Script, browser: object)
     finally:
         pipeline2.stop()
         server2.should_exit = True  # type: ignore[attr-defined]
+
+
+def test_a_replay_behind_the_video_says_so(browser: object) -> None:
+    """The bundled demo paced at 20 times real time (no CPU keeps up): every frame is read
+    late, and the page says how far behind the video it is rather than dropping frames."""
+    from protocol_runner.commands.demo import DEMO
+    from protocol_runner.pipeline import open_recording
+
+    hub = Hub()
+    pipeline = open_recording(DEMO, speed=20.0)
+    pipeline.publish = hub.publish
+    sock = bind_socket("127.0.0.1", 0)
+    server = serve_in_thread(create_app(pipeline, hub), sock)
+    pipeline.start()
+    try:
+        page = browser.new_page()  # type: ignore[attr-defined]
+        page.goto(f"http://127.0.0.1:{sock.getsockname()[1]}/")
+        page.wait_for_function("/frame \\d+ · \\d+\\.\\d s behind the video/"
+                               ".test(document.getElementById('frame-info').textContent)",
+                               timeout=60_000)
+        page.screenshot(path=str(ARTIFACTS / "dashboard-8-behind.png"))
+    finally:
+        pipeline.stop()
+        server.should_exit = True  # type: ignore[attr-defined]

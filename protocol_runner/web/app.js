@@ -83,7 +83,7 @@ function render(state) {
   view = state;
   const s = state.status || {};
   $("source").textContent = s.source ? `${s.mode} · ${s.source}` : (s.mode || "");
-  $("frame-info").textContent = s.camera === false ? `as the script reads${s.finished ? " · ended" : ""}` : (s.frame != null ? `frame ${s.frame}${s.finished ? " · ended" : ""}` : "");
+  $("frame-info").textContent = s.camera === false ? `as the script reads${s.finished ? " · ended" : ""}` : (s.frame != null ? `frame ${s.frame}${s.lag >= 0.5 ? ` · ${s.lag.toFixed(1)} s behind the video` : ""}${s.finished ? " · ended" : ""}` : "");
   const ins = state.instruction;
   const parts = [];
   if (ins && ins.step != null) parts.push(`step ${ins.step} of ${ins.steps}`);
