@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from pathlib import Path
 
 import cv2
@@ -15,7 +17,7 @@ from vision.sources import Frame, FrameSourceError, live_frames, open_source
 def _write_video(path: Path, n: int = 6) -> None:
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
     for i in range(n):
-        writer.write(np.full((48, 64, 3), 20 * i, np.uint8))
+        writer.write(np.full((48, 64, 3), 20 * i % 256, np.uint8))
     writer.release()
 
 
@@ -92,13 +94,17 @@ def test_live_source_reconnects_and_keeps_counting(video: Path) -> None:
     """A live capture whose stream ends (a video file here) is reopened and indices continue."""
     events: list[str] = []
     frames = list(itertools.islice(
-        live_frames(str(video), retry_delay=0, on_event=events.append), 15))
+        live_frames(str(video), retry_delay=0, on_event=events.append, newest=False), 15))
     assert [f.index for f in frames] == list(range(15))
     assert sum("connection lost" in e for e in events) == 2
     assert sum("reconnected" in e for e in events) == 2
 
 
-def test_live_source_gives_up_after_bounded_retries(video: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("newest", [False, True])
+def test_live_source_gives_up_after_bounded_retries(video: Path, tmp_path: Path,
+                                                    newest: bool) -> None:
+    """Given up on, the source's error comes after its frames, also through the reading
+    thread of ``newest``."""
     opened: list[int | str] = []
 
     def opener(target: int | str) -> cv2.VideoCapture:
@@ -106,8 +112,73 @@ def test_live_source_gives_up_after_bounded_retries(video: Path, tmp_path: Path)
         return cv2.VideoCapture(str(target) if len(opened) == 1 else str(tmp_path / "gone.avi"))
 
     events: list[str] = []
-    gen = live_frames(str(video), retries=3, retry_delay=0, opener=opener, on_event=events.append)
+    gen = live_frames(str(video), retries=3, retry_delay=0, opener=opener, on_event=events.append,
+                      newest=newest)
     with pytest.raises(FrameSourceError, match="not back after 3 attempts"):
         list(gen)
     assert len(opened) == 4
     assert any("connection lost after frame 6" in e for e in events)
+
+
+class CameraPaced:
+    """A real capture of a video file delivered at a camera's pace: each ``read`` returns when
+    the camera would have its next frame ready, as a webcam's driver does."""
+
+    def __init__(self, path: Path, fps: float) -> None:
+        self.cap = cv2.VideoCapture(str(path))
+        self.interval = 1.0 / fps
+        self.due = time.perf_counter()
+        self.released = threading.Event()
+
+    def isOpened(self) -> bool:  # noqa: N802 (cv2.VideoCapture's name)
+        return self.cap.isOpened()
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        self.due += self.interval
+        time.sleep(max(0.0, self.due - time.perf_counter()))
+        return self.cap.read()
+
+    def release(self) -> None:
+        self.cap.release()
+        self.released.set()
+
+
+@pytest.mark.parametrize(("newest", "gaps"), [(True, True), (False, False)])
+def test_a_slow_reader_gets_the_newest_frame(tmp_path: Path, newest: bool, gaps: bool) -> None:
+    """A camera at 50 frames/s read by a pipeline that takes 0.1 s a frame: with ``newest`` it
+    gets frames a few indices apart, each at most a few camera frames old; without, every
+    frame in order, ever older."""
+    path = tmp_path / "long.avi"
+    _write_video(path, 60)
+    cams: list[CameraPaced] = []
+
+    def opener(target: int | str) -> CameraPaced:
+        cams.append(CameraPaced(Path(str(target)), fps=50))
+        return cams[-1]
+
+    gen = live_frames(str(path), opener=opener, newest=newest)  # type: ignore[arg-type]
+    ages, indices = [], []
+    for frame in itertools.islice(gen, 8):
+        ages.append(time.time() - frame.timestamp)
+        indices.append(frame.index)
+        time.sleep(0.1)
+    gen.close()
+    assert indices == sorted(set(indices))
+    steps = np.diff(indices)
+    if gaps:
+        assert steps.max() >= 3 and max(ages[2:]) < 0.1
+    else:
+        assert indices == list(range(8))
+    assert cams[0].released.wait(5), "closing the source released the camera"
+
+
+def test_closing_a_newest_source_stops_its_reader(video: Path) -> None:
+    before = {t for t in threading.enumerate() if t.name == "camera-reader"}
+    gen = live_frames(str(video), retry_delay=0, on_event=lambda m: None)
+    next(gen)
+    gen.close()
+    deadline = time.perf_counter() + 5
+    while time.perf_counter() < deadline and any(
+            t.name == "camera-reader" and t not in before for t in threading.enumerate()):
+        time.sleep(0.01)
+    assert not [t for t in threading.enumerate() if t.name == "camera-reader" and t not in before]

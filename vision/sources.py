@@ -4,12 +4,15 @@ Every source yields frozen :class:`Frame` objects, so the rest of the pipeline n
 pixels came from. Failures the user can fix (no camera, unreadable file) raise
 :class:`FrameSourceError`, an ``OSError`` whose message says what to do. Live sources (cameras and
 streams) survive a disconnect: it is reported through ``on_event`` and the capture is reopened a
-bounded number of times before giving up, because a game must not die when a USB cable wiggles.
+bounded number of times before giving up, because a game must not die when a USB cable wiggles;
+and they give their newest frame, read in a thread of their own, because a tracker slower than
+the camera must see the table as it is, not as a buffer kept it (:func:`live_frames`).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -120,14 +123,30 @@ def live_frames(
     retry_delay: float = 1.0,
     on_event: Callable[[str], None] | None = None,
     opener: Callable[[int | str], cv2.VideoCapture] = cv2.VideoCapture,
+    newest: bool = True,
 ) -> Iterator[Frame]:
     """Frames from a camera index or stream URL, reconnecting after a lost connection.
 
     A failed read is reported through ``on_event`` (default: a logged warning) and the capture is
     reopened up to ``retries`` times, ``retry_delay`` seconds apart; frame indices keep counting
     so downstream stability filters see one continuous stream.
+
+    ``newest`` (the default): the capture is read in a thread as fast as it delivers, and each
+    frame asked for is the newest one not yet given; those in between are dropped (their
+    indices are skipped). WHY: a reader slower than the camera would otherwise get what a
+    driver's buffer or a stream's queue kept, captured when the last read ended (a webcam) or
+    ever longer ago (a network stream's backlog grows without end): the table as it was, not as
+    it is. ``newest=False`` gives every frame in order, each read when asked for.
     """
-    report = on_event or (lambda msg: log.warning("%s", msg))
+    frames = _every_live_frame(target, retries, retry_delay,
+                               on_event or (lambda msg: log.warning("%s", msg)), opener)
+    return _newest_of(frames) if newest else frames
+
+
+def _every_live_frame(target: int | str, retries: int, retry_delay: float,
+                      report: Callable[[str], None],
+                      opener: Callable[[int | str], cv2.VideoCapture]) -> Iterator[Frame]:
+    """:func:`live_frames` with ``newest=False``."""
     label = f"camera {target}" if isinstance(target, int) else str(target)
     cap = opener(target)
     if not cap.isOpened():
@@ -167,6 +186,50 @@ def live_frames(
                 )
     finally:
         cap.release()
+
+
+def _newest_of(frames: Iterator[Frame]) -> Iterator[Frame]:
+    """``frames`` pumped by a thread of their own; each ``next`` waits for and gives the newest
+    frame not yet given. The source's end, or its error (no camera, lost for good), comes after
+    the last frame it gave. Closing this generator stops the thread, which closes ``frames``
+    (and so releases the capture) in the thread that reads them."""
+    ready = threading.Condition()
+    newest: list[Frame] = []  # at most one: the frame not yet given
+    ended: list[BaseException | None] = []  # once the source ends: its error, or None
+    stop = threading.Event()
+
+    def pump() -> None:
+        error: BaseException | None = None
+        try:
+            for frame in frames:
+                with ready:
+                    newest[:] = [frame]
+                    ready.notify()
+                if stop.is_set():
+                    break
+        except BaseException as exc:  # handed to the reader, raised there
+            error = exc
+        finally:
+            frames.close()
+            with ready:
+                ended.append(error)
+                ready.notify()
+
+    thread = threading.Thread(target=pump, name="camera-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            with ready:
+                ready.wait_for(lambda: bool(newest or ended))
+                if newest:
+                    frame = newest.pop()
+                elif ended[0] is not None:
+                    raise ended[0]
+                else:
+                    return
+            yield frame
+    finally:
+        stop.set()
 
 
 def open_source(spec: int | str | Path, **live_options: object) -> Iterator[Frame]:
