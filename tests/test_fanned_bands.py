@@ -162,3 +162,32 @@ def test_lone_card_in_column_one_is_found_alone(columns, rows):
     read = zone_columns(dets, rows)
     assert len(read) == columns
     assert [sum(d is not None for d in col) for col in read[:2]] == [1, rows]
+
+
+def _gradients(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    gray = cv2.GaussianBlur(np.random.default_rng(seed).integers(0, 256, (120, 160), np.uint8),
+                            (5, 5), 0)
+    return cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+
+
+@pytest.mark.parametrize(("box", "xs", "ys"), [
+    ((40, 30, 120, 90), (50.3, 100.7), (40.2, 80.9)),     # well inside the part
+    ((40, 30, 120, 90), (41.9, 110.0), (40.0, 80.0)),     # too near its left edge: the whole
+    ((40, 30, 120, 90), (50.0, 118.5), (40.0, 80.0)),     # too near its right edge: the whole
+    ((-20, -20, 60, 50), (-3.5, 40.25), (-2.0, 30.0)),    # the part's edge is the view's
+    ((100, 60, 200, 150), (110.5, 163.0), (70.0, 125.0)),  # and beyond it
+    ((40, 30, 120, 90), (0.0, 159.0), (0.0, 119.0)),      # the whole view
+])
+def test_a_part_of_the_derivative_reads_as_the_whole(box: tuple[int, int, int, int],
+                                                      xs: tuple[float, float],
+                                                      ys: tuple[float, float]) -> None:
+    """split_band's samples of a band's derivative are exactly those of the whole view's,
+    whether they fall in the part made for the band or (read from the whole) outside it."""
+    from vision.detect import _Toward
+
+    gx, gy = _gradients()
+    u = np.array([np.cos(0.3), np.sin(0.3)])
+    qx, qy = np.meshgrid(np.linspace(*xs, 37, dtype=np.float32),
+                         np.linspace(*ys, 23, dtype=np.float32))
+    whole = cv2.remap(np.maximum(gx * u[0] + gy * u[1], 0), qx, qy, cv2.INTER_LINEAR)
+    assert np.array_equal(_Toward(gx, gy, u, box).remap(qx, qy), whole)

@@ -419,21 +419,64 @@ def _comb(profile: np.ndarray, k: int, pitch: float, start: float, slack: float,
     tooth moved to its nearest strong edge, so the hand's uneven spacing is followed without
     losing count."""
     n = len(profile)
-    best, best_v = None, -1.0
     idx = np.arange(k)
-    for s0 in np.arange(start - reach, start + max(slack, 0.0) + reach + 1, 1.0):
-        # a blob is more often too big (a shadow, a stray line) than too small
-        for pt in np.linspace(0.85 * pitch, 1.05 * pitch, 41) if k > 1 else (pitch,):
-            last = s0 + (k - 1) * pt + card
-            if k > 1 and not end - 3 * reach <= last <= end + reach:
-                continue
-            ts = np.clip(np.round(s0 + idx * pt).astype(int), 0, n - 1)
-            v = float(profile[ts].sum())
-            if v > best_v:
-                best, best_v = s0 + idx * pt, v
+    s0s = np.arange(start - reach, start + max(slack, 0.0) + reach + 1, 1.0)
+    # a blob is more often too big (a shadow, a stray line) than too small
+    pts = np.linspace(0.85 * pitch, 1.05 * pitch, 41) if k > 1 else np.array([pitch])
+    # every comb at once, (first tooth, spacing) in the order a loop over both would take
+    last = s0s[:, None] + (k - 1) * pts[None, :] + card
+    fits = (end - 3 * reach <= last) & (last <= end + reach) if k > 1 else \
+        np.ones(last.shape, bool)
+    best = None
+    if fits.any():
+        s0_i, pt_i = np.nonzero(fits)
+        teeth = s0s[s0_i, None] + idx[None, :] * pts[pt_i, None]
+        ts = np.clip(np.round(teeth).astype(int), 0, n - 1)
+        v = profile[ts].sum(axis=1)
+        first = int(np.argmax(v))  # the first of equals, as the loop kept it
+        if float(v[first]) > -1.0:
+            best = teeth[first]
     if best is None:  # nothing fits the constraints: the plain even comb
         best = start + idx * pitch
     return _snap(profile, best, min(0.2 * pitch, reach)) if k > 1 and pitch > 0 else best
+
+
+class _Toward:
+    """Where the view brightens going along ``u`` (the derivative that way, negatives 0), read
+    by bilinear samples (:meth:`remap`), made only on the part ``box`` (x0, y0, x1, y1) of the
+    view that the samples are expected in.
+
+    WHY a part: a band of fanned columns is sampled near itself, and the derivative of the
+    whole view, twice per band, cost more than all its samples. A sample outside the part
+    (never seen, but not ruled out) is read from the whole view, so the readings are exactly
+    those of the whole view: the same pixels, at coordinates shifted by whole pixels."""
+
+    def __init__(self, gx: np.ndarray, gy: np.ndarray, u: np.ndarray,
+                 box: tuple[int, int, int, int]) -> None:
+        h, w = gx.shape
+        x0, y0, x1, y1 = box
+        self.box = (max(0, x0), max(0, y0), min(w, x1), min(h, y1))
+        self.gx, self.gy, self.u = gx, gy, u
+        self._whole: np.ndarray | None = None
+        x0, y0, x1, y1 = self.box
+        self.part = self._of(gx[y0:y1, x0:x1], gy[y0:y1, x0:x1])
+
+    def _of(self, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+        return np.maximum(gx * self.u[0] + gy * self.u[1], 0)
+
+    def remap(self, qx: np.ndarray, qy: np.ndarray) -> np.ndarray:
+        """``cv2.remap`` (bilinear) of the derivative at the float32 points ``qx``, ``qy``."""
+        x0, y0, x1, y1 = self.box
+        h, w = self.gx.shape
+        # a bilinear sample reads the pixel at its floor and the next: inside the part by a
+        # margin, unless the part's edge is the view's own (whose border both reads share)
+        if qx.size and (x0 == 0 or qx.min() >= x0 + 2) and (x1 == w or qx.max() <= x1 - 3) \
+                and (y0 == 0 or qy.min() >= y0 + 2) and (y1 == h or qy.max() <= y1 - 3):
+            return cv2.remap(self.part, qx - np.float32(x0), qy - np.float32(y0),
+                             cv2.INTER_LINEAR)
+        if self._whole is None:
+            self._whole = self._of(self.gx, self.gy)
+        return cv2.remap(self._whole, qx, qy, cv2.INTER_LINEAR)
 
 
 def split_band(rect: tuple, columns: int, rows: int, edges: _Edges, p: float,
@@ -461,17 +504,21 @@ def split_band(rect: tuple, columns: int, rows: int, edges: _Edges, p: float,
     # a card's left (top) edge is where the image turns bright going right (down): the white
     # border starts; its own inner border edge turns dark, so the signed change tells them apart
     gx, gy = edges.signed()
-    across = np.maximum(gx * ux[0] + gy * ux[1], 0)
-    down = np.maximum(gx * uy[0] + gy * uy[1], 0)
     margin = 6.0 * p
+    # every sample lies within this reach of the band: its comb, snaps and edges move the
+    # cards' edges by a few ``reach`` at most (the derivatives are made on that part alone)
+    corners = cv2.boxPoints(rect)
+    grow = margin + 8.0 * p + 4.0
+    box = (*np.floor(corners.min(axis=0) - grow).astype(int),
+           *np.ceil(corners.max(axis=0) + grow).astype(int))
+    across, down = _Toward(gx, gy, ux, box), _Toward(gx, gy, uy, box)
     xs_t = np.arange(-margin, w + margin, dtype=np.float32)
 
     def column_profile(y0: float, y1: float) -> np.ndarray:
         ys_t = np.linspace(y0, y1, 24, dtype=np.float32)
         px = origin[0] + xs_t[None, :] * ux[0] + ys_t[:, None] * uy[0]
         py = origin[1] + xs_t[None, :] * ux[1] + ys_t[:, None] * uy[1]
-        return np.median(cv2.remap(across, px.astype(np.float32), py.astype(np.float32),
-                                   cv2.INTER_LINEAR), axis=0)
+        return np.median(across.remap(px.astype(np.float32), py.astype(np.float32)), axis=0)
 
     # columns fill from the top, so a short one (the card selection's lone card, column 1 of
     # 104) shows its left edge only in the band's first card height: read that strip as well,
@@ -487,8 +534,7 @@ def split_band(rect: tuple, columns: int, rows: int, edges: _Edges, p: float,
     xt = np.linspace(0.02, 0.98, 48, dtype=np.float32) * w
     qx = origin[0] + xt[None, :] * ux[0] + yt[:, None] * uy[0]
     qy = origin[1] + xt[None, :] * ux[1] + yt[:, None] * uy[1]
-    row_prof = np.median(cv2.remap(down, qx.astype(np.float32), qy.astype(np.float32),
-                                   cv2.INTER_LINEAR), axis=1)
+    row_prof = np.median(down.remap(qx.astype(np.float32), qy.astype(np.float32)), axis=1)
     tops = _comb(row_prof, max(rows, 1), pitch_y, margin,
                  (h - card_h) - 0.85 * pitch_y * (max(rows, 1) - 1), 3.0 * p, margin + h,
                  card_h) - margin
@@ -496,28 +542,40 @@ def split_band(rect: tuple, columns: int, rows: int, edges: _Edges, p: float,
     out = []
     reach = 2.5 * p  # a hand's jitter: each card's own edges, near its column's and row's
 
-    def edge(grad: np.ndarray, t0: float, along: np.ndarray, s0: float, s1: float,
-             normal: np.ndarray) -> float:
-        """The strongest brightening edge within ``reach`` of ``t0`` along ``normal``,
-        sampled over [s0, s1] along ``along`` (the card's visible side)."""
-        ts = np.arange(t0 - reach, t0 + reach + 1, dtype=np.float32)
-        ss = np.linspace(s0, s1, 9, dtype=np.float32)
-        qx = origin[0] + ts[:, None] * normal[0] + ss[None, :] * along[0]
-        qy = origin[1] + ts[:, None] * normal[1] + ss[None, :] * along[1]
-        prof = np.median(cv2.remap(grad, qx.astype(np.float32), qy.astype(np.float32),
-                                   cv2.INTER_LINEAR), axis=1)
-        return float(_snap(prof, np.array([reach]), reach)[0] + t0 - reach)
+    def edges_at(grad: _Toward, t0s: list[float], along: np.ndarray,
+                 spans: list[tuple[float, float]], normal: np.ndarray) -> list[float]:
+        """For each ``t0``: the strongest brightening edge within ``reach`` of it along
+        ``normal``, sampled over its span [s0, s1] along ``along`` (the card's visible side).
+        All the band's cards are sampled by one remap: a few hundred small ones cost more in
+        calls than in pixels."""
+        grid_x, grid_y, lengths = [], [], []
+        for t0, (s0, s1) in zip(t0s, spans, strict=True):
+            ts = np.arange(t0 - reach, t0 + reach + 1, dtype=np.float32)
+            ss = np.linspace(s0, s1, 9, dtype=np.float32)
+            grid_x.append(origin[0] + ts[:, None] * normal[0] + ss[None, :] * along[0])
+            grid_y.append(origin[1] + ts[:, None] * normal[1] + ss[None, :] * along[1])
+            lengths.append(len(ts))
+        profiles = np.median(grad.remap(np.concatenate(grid_x).astype(np.float32),
+                                        np.concatenate(grid_y).astype(np.float32)), axis=1)
+        ends = np.cumsum(lengths)
+        return [float(_snap(profiles[end - n:end], np.array([reach]), reach)[0] + t0 - reach)
+                for t0, n, end in zip(t0s, lengths, ends, strict=True)]
 
-    for i, x_col in enumerate(lefts):
-        vis_w = (lefts[i + 1] - x_col) if i + 1 < columns else card_w
-        for j, y_row in enumerate(tops):
-            vis_h = (tops[j + 1] - y_row) if j + 1 < rows else card_h
-            x0 = edge(across, x_col, uy, y_row + 0.2 * vis_h, y_row + 0.8 * vis_h, ux)
-            y0 = edge(down, y_row, ux, x0 + 0.2 * vis_w, x0 + 0.8 * vis_w, uy)
-            c = origin + ux * (x0 + card_w / 2) + uy * (y0 + card_h / 2)
-            quad = _rect_quad(((float(c[0]), float(c[1])), (card_w, card_h), angle))
-            covered = vis_w < 0.9 * card_w or vis_h < 0.9 * card_h
-            out.append((quad, covered, (float(vis_w), float(vis_h))))
+    vis_ws = [(lefts[i + 1] - x) if i + 1 < columns else card_w for i, x in enumerate(lefts)]
+    vis_hs = [(tops[j + 1] - y) if j + 1 < rows else card_h for j, y in enumerate(tops)]
+    cells = [(i, j) for i in range(len(lefts)) for j in range(len(tops))]
+    # each card's left edge near its column's, then its top edge along what shows of it
+    x0s = edges_at(across, [lefts[i] for i, _ in cells], uy,
+                   [(tops[j] + 0.2 * vis_hs[j], tops[j] + 0.8 * vis_hs[j]) for _, j in cells], ux)
+    y0s = edges_at(down, [tops[j] for _, j in cells], ux,
+                   [(x0 + 0.2 * vis_ws[i], x0 + 0.8 * vis_ws[i])
+                    for (i, _), x0 in zip(cells, x0s, strict=True)], uy)
+    for (i, j), x0, y0 in zip(cells, x0s, y0s, strict=True):
+        vis_w, vis_h = vis_ws[i], vis_hs[j]
+        c = origin + ux * (x0 + card_w / 2) + uy * (y0 + card_h / 2)
+        quad = _rect_quad(((float(c[0]), float(c[1])), (card_w, card_h), angle))
+        covered = vis_w < 0.9 * card_w or vis_h < 0.9 * card_h
+        out.append((quad, covered, (float(vis_w), float(vis_h))))
     return out
 
 
