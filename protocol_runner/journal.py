@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -57,11 +58,18 @@ class Entry:
 
 
 class Journal:
-    """An append-only journal file. Use :meth:`create` for a new game, :meth:`open` to resume."""
+    """An append-only journal file. Use :meth:`create` for a new game, :meth:`open` to resume.
+
+    WHY a lock and no thread check: the live table's journal is written by whichever thread
+    the table's input arrives on (a setup given on the command line or from the page, views
+    from the camera's pipeline, a correction from the page). SQLite's default check refused
+    every thread but the one that opened it, and ``cardtable serve --setup`` stopped at the
+    first view the camera committed; the lock keeps one writer at a time."""
 
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self._conn = conn
+        self._lock = threading.RLock()
 
     @classmethod
     def create(cls, path: str | Path) -> Journal:
@@ -103,7 +111,8 @@ class Journal:
         return cls(path, conn)
 
     def close(self) -> None:
-        self._conn.close()
+        with self._lock:
+            self._conn.close()
 
     def __enter__(self) -> Journal:
         return self
@@ -114,7 +123,7 @@ class Journal:
     def append(self, record: Record, outputs: Sequence[dict[str, Any]]) -> int:
         """Write one input and the runner's answers to it atomically; return the input's id."""
         now = time.time()
-        with self._conn:
+        with self._lock, self._conn:
             cur = self._conn.execute(
                 _INSERT, (None, record.kind, getattr(record, "seq", None), now, dumps(record)))
             input_id = cur.lastrowid
@@ -125,8 +134,10 @@ class Journal:
         return input_id
 
     def entries(self) -> Iterator[Entry]:
-        for id_, input_id, kind, body in self._conn.execute(
-                "SELECT id, input_id, kind, body FROM entries ORDER BY id"):
+        with self._lock:  # read at once: a writer may come between two entries given
+            rows = self._conn.execute(
+                "SELECT id, input_id, kind, body FROM entries ORDER BY id").fetchall()
+        for id_, input_id, kind, body in rows:
             try:
                 data = json.loads(body)
             except json.JSONDecodeError:
@@ -150,13 +161,15 @@ class Journal:
             yield current
 
     def last_seq(self) -> int | None:
-        row = self._conn.execute("SELECT max(seq) FROM entries WHERE input_id IS NULL").fetchone()
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT max(seq) FROM entries WHERE input_id IS NULL").fetchone()
         return row[0]
 
 
 def _connect(path: Path) -> sqlite3.Connection:
     try:
-        conn = sqlite3.connect(path, isolation_level=None)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         conn.isolation_level = "DEFERRED"
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")

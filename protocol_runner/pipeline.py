@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import threading
 import time
 from collections import Counter
@@ -33,6 +34,8 @@ from protocol_runner.observations import (
     dumps,
     read_records,
 )
+
+log = logging.getLogger(__name__)
 
 OPERATOR_EVENTS = {"shuffle_done": "shuffle_done", "undo": "step_undone",
                    "step_undone": "step_undone", "abort_turn": "abort_turn",
@@ -271,12 +274,21 @@ class Pipeline:
                 else:
                     self._frame(item)
         except (OSError, ValueError) as exc:
-            self.error = f"the {self.mode} stopped: {exc}"
+            self.error = f"the {self._what} stopped: {exc}"
+        except Exception as exc:  # a defect, not the table's input: said, never silent
+            log.exception("the %s stopped on an internal error", self._what)
+            self.error = (f"the {self._what} stopped on an internal error ({type(exc).__name__}: "
+                          f"{exc}); every step so far is in the game's journal: resume it "
+                          "with `cardtable resume`")
         finally:
             self.finished = True
             if self.recorder is not None:
                 self.recorder.close()
             self._changed()
+
+    @property
+    def _what(self) -> str:
+        return "live table" if self.mode == "live" else self.mode
 
     def _frame(self, item: FrameItem) -> None:
         read_at = time.perf_counter()

@@ -133,3 +133,37 @@ def test_cli_errors_are_one_line(tmp_path: Path, full_journal: Path) -> None:
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 2 and err.startswith("cardtable: error:") and message in err
         assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("opened_by", ["create", "open"])
+def test_a_journal_is_written_from_any_thread(tmp_path: Path, full_journal: Path,
+                                              opened_by: str) -> None:
+    """The live table's inputs arrive on several threads (the command line's setup, the
+    camera's pipeline, the page's corrections): a journal opened on one is written on others,
+    several at once, and every input is kept once."""
+    import shutil
+    import threading
+
+    path = tmp_path / "game.db"
+    if opened_by == "open":
+        shutil.copy(full_journal, path)
+    journal = Journal.create(path) if opened_by == "create" else Journal.open(path)
+    before = sum(1 for _ in journal.inputs())
+    errors: list[BaseException] = []
+
+    def write(records: list) -> None:  # type: ignore[type-arg]
+        try:
+            for record in records:
+                journal.append(record, [{"type": "verdict", "ok": True}])
+        except BaseException as exc:  # noqa: BLE001 (handed to the test's thread)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(RECORDS[k::3],)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors, errors
+    assert sum(1 for _ in journal.inputs()) == before + len(RECORDS)
+    journal.close()
+    assert len(answers(path)) == before + len(RECORDS)

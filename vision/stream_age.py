@@ -17,7 +17,7 @@ import socket
 import statistics
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -49,9 +49,11 @@ def stamp_of(image: np.ndarray) -> int:
 @dataclass
 class Camera:
     """An MJPEG stream served on localhost at ``fps``, its frames numbered by a clock started
-    at ``started``: frame ``k`` exists from ``started + k / fps``."""
+    at ``started``: frame ``k`` exists from ``started + k / fps`` and shows ``picture(k)``
+    (default :func:`stamped`; the tests also serve a recorded table this way)."""
 
     fps: float
+    picture: Callable[[int], np.ndarray] = stamped
     started: float = 0.0
     server: ThreadingHTTPServer | None = None
 
@@ -103,7 +105,7 @@ class Camera:
                 time.sleep(max(0.0, self.produced(number + 1) - time.perf_counter()))
                 continue
             last = number
-            ok, data = cv2.imencode(".jpg", stamped(number))
+            ok, data = cv2.imencode(".jpg", self.picture(number))
             if not ok:
                 raise OSError("could not encode a stream frame")
             yield data.tobytes()
