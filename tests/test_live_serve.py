@@ -3,7 +3,8 @@ MJPEG stream over HTTP (what a phone's camera app serves), read by ``serve --cam
 process of its own, its journal written from the camera's thread.
 
 Until the seventy-sixth session the journal, opened by the thread that set the game up, refused
-the camera's thread: ``serve --setup`` stopped at the first view it committed, silently."""
+the camera's thread: ``serve --setup`` stopped at the first view it committed, and the page
+said nothing of it."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from vision.parallel import each_at_once, usable_cpus
+from vision.parallel import each_at_once
 
 
 def _value(v: int) -> int:
@@ -52,10 +52,6 @@ def test_two_workers_run_two_calls_at_once() -> None:
 def test_one_worker_runs_in_the_callers_thread() -> None:
     here = threading.get_ident()
     assert each_at_once([threading.get_ident] * 2, workers=1) == [here, here]
-
-
-def test_usable_cpus_is_at_least_one() -> None:
-    assert usable_cpus() >= 1
 
 
 def test_the_shipped_whole_card_ensemble_reads_as_its_members_alone() -> None:

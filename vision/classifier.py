@@ -320,8 +320,8 @@ class Ensemble:
 
 @cache
 def _later_trainings() -> tuple[CardClassifier, ...]:
-    return tuple(each_at_once([partial(CardClassifier.load, path, threads=1)
-                               for path in LATER_TRAININGS if path.is_file()]))
+    return tuple(CardClassifier.load(path, threads=1) for path in LATER_TRAININGS
+                 if path.is_file())
 
 
 def with_later_trainings(classifier: CardClassifier, path: str | Path | None

@@ -13,7 +13,6 @@ client is slow); the age of a frame read is the time since that clock produced i
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
 import threading
 import time
@@ -131,11 +130,9 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--fps", type=float, default=15.0, help="the camera's frame rate (15)")
     p.add_argument("--work", type=float, default=0.4,
-                   help="the reader's seconds per frame (0.4: a heavy frame of the demo's "
-                   "virtual turn takes 0.6 s here, a plain one 0.05 s)")
+                   help="the reader's seconds per frame (0.4)")
     p.add_argument("--reads", type=int, default=25, help="frames read each way (25)")
     args = p.parse_args(argv)
-    socket.setdefaulttimeout(30)
     for newest in (False, True):
         with Camera(args.fps) as camera:
             seen = ages(camera, newest, args.work, args.reads)

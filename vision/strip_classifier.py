@@ -210,8 +210,7 @@ class StripEnsemble:
 
 @lru_cache(maxsize=1)
 def _wide_strips() -> tuple[StripClassifier, ...]:
-    return tuple(each_at_once([partial(StripClassifier.load, p)
-                               for p in WIDE_STRIP_MODELS if p.is_file()]))
+    return tuple(StripClassifier.load(p) for p in WIDE_STRIP_MODELS if p.is_file())
 
 
 def single_card_strip(strip: StripClassifier) -> StripClassifier | StripEnsemble:
