@@ -6,7 +6,8 @@ index corners labelled) or its phone photos of one card on a table, floor or sof
 quad is inferred from those two corners (:func:`vision.synth.real_rooms.card_from_indices`)
 and compared with the proposals of
 :func:`vision.card_locator.candidates`: the best-scored one, the best of those within
-:data:`vision.single_card.FUSED_MARGIN` of it (the ones the UNO reader reads with corners), and
+:data:`vision.single_card.FUSED_MARGIN` of it (the ones the UNO reader read with corners until
+RULE 81 widened its range to :data:`vision.single_card.CHOICE_MARGIN`), and
 the best of all. A proposal fits when its IoU with the inferred card is at least
 :data:`FITS`.
 

@@ -70,7 +70,10 @@ def jittered_quads(quad: np.ndarray, jitters: Sequence[Jitter]) -> list[np.ndarr
     return [j.apply(quad) for j in jitters if not j.identity]
 
 
-FUSED_MARGIN = 0.3  # proposals this close to the best geometric score are read with corners
+FUSED_MARGIN = 0.3
+"""Proposals this close to the best geometric score are read by the photo reader's fallback
+(:mod:`vision.photo_detect`) and counted "within margin" by :mod:`vision.locate_eval`; the UNO
+reader's own range until RULE 81 (now :data:`CHOICE_MARGIN`)."""
 CHOICE_MARGIN = 1.5
 """With ``corners``, :func:`read_single_card_probs` reads every proposal this close to the best
 geometric score (and their ends) and chooses by its score plus ``READING_WEIGHT`` times its fused
@@ -79,7 +82,9 @@ card held up with the fingers across its lower half, the card mask marks the han
 behind it) as card, so the box round hand and card scores best by geometry, while the card's own
 top end, whose corners read its index surely, scored over 1 lower and was never read (RULE 81,
 seventy-seventh session, models/README.md: tuned on render seeds 7 and 123, decided at fresh seed
-15050, ten kinds 2,052 -> 2,059, mean ECE 0.036 -> 0.030; about 70 ms more a photo)."""
+15050, ten kinds 2,052 -> 2,059, mean ECE 0.036 -> 0.030; about 70 ms more a photo). WHY 1.5
+and not 2: a proposal more than ``READING_WEIGHT`` below the best can never win, so the margin is
+only a cut for speed; 1.5 was the range tuned, 2 was not measured."""
 READING_WEIGHT = 2.0
 FUSED_TEMPERATURE = 1.22
 """Temperature of the fused reading (whole card at jittered quads × two corners × the field's
