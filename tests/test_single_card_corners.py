@@ -1050,3 +1050,28 @@ SMALL_CARD = np.float32([[200, 100], [300, 100], [300, 250], [200, 250]])
 ])
 def test_index_in_photo_asks_what_a_corner_must_to_be_read(quad: np.ndarray, seen: bool) -> None:
     assert index_in_photo(quad, (480, 640)) is seen
+
+
+@pytest.mark.parametrize("balance", [True, False])
+@pytest.mark.parametrize("seed", [3, 4])
+def test_read_many_reads_as_read_does_one_by_one(clf: CardClassifier, fusion: CornerFusion,
+                                                 balance: bool, seed: int):
+    """The proposals of one photo read together (one network call for all their corners) give
+    the numbers each gives read alone: the card, a card running off a corner (grown cards), one
+    cut across the photo (no corner), one lying on its side (read the other way round too) and
+    a patch of background."""
+    photo, quad = webcam_card_photo("7G", np.random.default_rng(seed))
+    h, w = photo.shape[:2]
+    photo[int(h * 0.55):, :int(w * 0.35)] = 128  # a blank patch at the photo's edge: no index
+    quads = [np.asarray(quad, np.float32), _box(w * 0.55, h * 0.5, w, h),
+             _box(0, h * 0.3, w, h * 0.7), _box(w * 0.1, h * 0.6, w * 0.6, h * 0.9),
+             _box(0, h * 0.6, w * 0.3, h), _box(5, 5, 60, 90)]
+    cards = list(clf.predict([rectify(photo, q) for q in quads]))
+    alone = [fusion.read(photo, q, p, clf.classes, balance=balance)
+             for q, p in zip(quads, cards, strict=True)]
+    together = fusion.read_many(photo, quads, cards, clf.classes, balance=balance)
+    np.testing.assert_allclose(np.stack(together), np.stack(alone), rtol=1e-6, atol=1e-9)
+
+
+def test_read_many_of_no_cards(fusion: CornerFusion, clf: CardClassifier):
+    assert fusion.read_many(np.zeros((48, 64, 3), np.uint8), [], [], clf.classes) == []

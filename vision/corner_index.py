@@ -341,14 +341,16 @@ def anchored_cards(shape: tuple[int, int], widths: Sequence[float] = ANCHOR_WIDT
 
 
 def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
-                 quads: Sequence[np.ndarray], gain: np.ndarray | None = None,
+                 quads: Sequence[np.ndarray],
+                 gain: np.ndarray | Sequence[np.ndarray | None] | None = None,
                  sides: Sequence[int | None] | None = None) -> np.ndarray:
     """(N, 2, C) strip probabilities of the top-left index corner of each card at ``quads``
     read both ways up (the second is the bottom-right corner, turned); a corner not inside the
     image is a row of NaN. ``quads`` are whole cards' (see :func:`complete_quad`), ordered
     portrait; ``gain`` (BGR, :func:`vision.card_colour.border_gain`) white-balances every patch
-    first (one card's border: pass it with that card's quad alone); ``sides``: per card, the
-    one corner to read (0 top-left, 1 bottom-right; the other stays NaN), None for both.
+    first (one card's border: pass it with that card's quad alone; or one gain, or None, per
+    card of ``quads``); ``sides``: per card, the one corner to read (0 top-left, 1
+    bottom-right; the other stays NaN), None for both.
 
     WHY a batch: the table reads all corners of a frame's new cards in one network call
     (:mod:`vision.table_corners`); a single card is a batch of one."""
@@ -360,9 +362,10 @@ def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
             if (sides is None or sides[i // 2] in (None, i % 2))
             and index_in_photo(w, image.shape[:2])]
     if todo:
+        gains = [gain] * n if gain is None or isinstance(gain, np.ndarray) else list(gain)
         patches = [cut_patch(image, ways[i], strip.size) for i in todo]
-        if gain is not None:
-            patches = [apply_gain(p, gain) for p in patches]
+        patches = [p if gains[i // 2] is None else apply_gain(p, gains[i // 2])
+                   for p, i in zip(patches, todo, strict=True)]
         out.reshape(2 * n, k)[todo] = strip.predict_patches(patches)
     return out
 
@@ -547,7 +550,7 @@ class CornerFusion:
         if self.balance if balance is None else balance:
             gain = border_gain(rectify(image, order_portrait(visible_quad), (100, 150)))
         if not across:
-            best = self._card_corners(image, visible_quad, gain, jitters, zoom)
+            best = self._cards_corners(image, [visible_quad], [gain], jitters, zoom)[0]
         if fills:
             cards, sides = anchored_cards(shape)
             more = self._read_cards(image, cards, sides, gain, ())
@@ -557,40 +560,68 @@ class CornerFusion:
             best = most_legible(np.concatenate([best[None], more]), self.strip.classes)
         return best
 
-    def _card_corners(self, image: np.ndarray, visible_quad: np.ndarray,
-                      gain: np.ndarray | None, jitters: Sequence[Jitter], zoom: float
-                      ) -> np.ndarray:
-        """:meth:`corner_probs` of the card itself (its completions, grown and zoomed cards),
-        white-balanced by ``gain``, for a card not cut across (:func:`_cut_across`)."""
+    def _cards_corners(self, image: np.ndarray, visible_quads: Sequence[np.ndarray],
+                       gains: Sequence[np.ndarray | None], jitters: Sequence[Jitter],
+                       zoom: float) -> list[np.ndarray]:
+        """:meth:`corner_probs` of each card itself (its completions, grown and zoomed cards),
+        white-balanced by its gain, for cards not cut across (:func:`_cut_across`); every
+        card's readings in one network call, and those that show no index read the other way
+        round in a second.
+
+        WHY together: a photo of one UNO card reads a dozen proposals' corners to choose
+        among them (RULE 81), and a call per proposal cost more than its patches."""
         shape = image.shape[:2]
-        upright, *other_way = card_completions(visible_quad, shape)
-        cards = [upright]
-        cards += [q for g in self.grows
-                  if (q := grown_completion(visible_quad, shape, g)) is not None]
-        sides: list[int | None] = [None] * len(cards)  # a card read for one corner only
-        hidden = hidden_completions(visible_quad)
-        cards += hidden
-        sides += [0] * len(hidden)
-        if zoom != 1.0:
-            done = np.asarray(order_portrait(upright), np.float64)
-            for side, corner in ((0, done[0]), (1, done[2])):
-                cards.append((corner + zoom * (done - corner)).astype(np.float32))
-                sides.append(side)
-        readings = self._read_cards(image, cards, sides, gain, jitters)
-        best = most_legible(readings, self.strip.classes)
-        if other_way and not shows_index(best, self.strip.classes):
-            more = self._read_cards(image, other_way, [None] * len(other_way), gain, jitters)
-            best = most_legible(np.concatenate([readings, more]), self.strip.classes)
+        plans = []
+        for visible_quad, gain in zip(visible_quads, gains, strict=True):
+            upright, *other_way = card_completions(visible_quad, shape)
+            cards = [upright]
+            cards += [q for g in self.grows
+                      if (q := grown_completion(visible_quad, shape, g)) is not None]
+            sides: list[int | None] = [None] * len(cards)  # a card read for one corner only
+            hidden = hidden_completions(visible_quad)
+            cards += hidden
+            sides += [0] * len(hidden)
+            if zoom != 1.0:
+                done = np.asarray(order_portrait(upright), np.float64)
+                for side, corner in ((0, done[0]), (1, done[2])):
+                    cards.append((corner + zoom * (done - corner)).astype(np.float32))
+                    sides.append(side)
+            plans.append((cards, sides, gain, other_way))
+        readings = self._split(self._read_cards(
+            image, [c for cards, *_ in plans for c in cards],
+            [s for _, sides, *_ in plans for s in sides],
+            [g for cards, _, g, _ in plans for _ in cards], jitters), [len(p[0]) for p in plans])
+        best = [most_legible(r, self.strip.classes) for r in readings]
+        again = [i for i, (b, plan) in enumerate(zip(best, plans, strict=True))
+                 if plan[3] and not shows_index(b, self.strip.classes)]
+        if again:
+            more = self._split(self._read_cards(
+                image, [c for i in again for c in plans[i][3]],
+                [None for i in again for _ in plans[i][3]],
+                [plans[i][2] for i in again for _ in plans[i][3]], jitters),
+                [len(plans[i][3]) for i in again])
+            for i, m in zip(again, more, strict=True):
+                best[i] = most_legible(np.concatenate([readings[i], m]), self.strip.classes)
         return best
 
+    @staticmethod
+    def _split(readings: np.ndarray, counts: Sequence[int]) -> list[np.ndarray]:
+        """``readings`` (G, 2, C) cut into consecutive runs of ``counts``."""
+        return np.split(readings, np.cumsum(counts)[:-1])
+
     def _read_cards(self, image: np.ndarray, cards: Sequence[np.ndarray],
-                    sides: Sequence[int | None], gain: np.ndarray | None,
+                    sides: Sequence[int | None],
+                    gain: np.ndarray | Sequence[np.ndarray | None] | None,
                     jitters: Sequence[Jitter]) -> np.ndarray:
         """(G, 2, C): the two corners of each of ``cards`` (a card of ``sides`` not None read
-        at that corner only), each the mean over its ``jitters`` (:func:`_jittered_mean`);
-        every card at every jitter in one network call."""
+        at that corner only; white-balanced by ``gain``, one for all or one per card), each
+        the mean over its ``jitters`` (:func:`_jittered_mean`); every card at every jitter in
+        one network call."""
         ways = [[q, *jittered_quads(q, jitters)] for q in map(order_portrait, cards)]
-        probs = read_corners(self.strip, image, [w for card in ways for w in card], gain,
+        gains = ([gain] * len(ways) if gain is None or isinstance(gain, np.ndarray)
+                 else list(gain))
+        probs = read_corners(self.strip, image, [w for card in ways for w in card],
+                             [g for card, g in zip(ways, gains, strict=True) for _ in card],
                              [side for card, side in zip(ways, sides, strict=True)
                               for _ in card])
         readings = probs.reshape(len(ways), len(ways[0]), *probs.shape[1:])
@@ -608,9 +639,15 @@ class CornerFusion:
         to the user's deck as it adapted ``card_probs``; ``balance`` overrides the instance's
         white balance setting; ``jitters``, ``zoom`` and ``anchored``: see
         :meth:`corner_probs`."""
+        probs = self.corner_probs(image, visible_quad, balance, jitters, zoom, anchored)
+        return self._experts_of(probs, card_probs, card_classes, adapter)
+
+    def _experts_of(self, probs: np.ndarray, card_probs: np.ndarray,
+                    card_classes: Sequence[str], adapter: object | None
+                    ) -> dict[str, np.ndarray]:
+        """:meth:`experts` from the corners' strip probabilities ``probs`` (2, strip classes)."""
         classes = list(card_classes)
         card = np.array([card_probs[classes.index(c)] for c in self.codes], np.float64)
-        probs = self.corner_probs(image, visible_quad, balance, jitters, zoom, anchored)
         if adapter is not None:
             probs = adapter.adapt_corners(  # type: ignore[attr-defined]
                 probs, self.strip.classes, self.strip.digest)
@@ -626,6 +663,29 @@ class CornerFusion:
         e = self.experts(image, visible_quad, card_probs, card_classes, adapter, balance,
                          jitters)
         return fuse(e["card"], e["corners"], shown=e["shown"])
+
+    def read_many(self, image: np.ndarray, visible_quads: Sequence[np.ndarray],
+                  card_probs: Sequence[np.ndarray], card_classes: Sequence[str],
+                  adapter: object | None = None, balance: bool | None = None
+                  ) -> list[np.ndarray]:
+        """:meth:`read` of each of several cards in one image (no jitters, zoom or anchored
+        cards), the same numbers, their corners read in one network call
+        (:meth:`_cards_corners`)."""
+        shape = image.shape[:2]
+        use = self.balance if balance is None else balance
+        probs = [np.full((2, len(self.strip.classes)), np.nan) for _ in visible_quads]
+        todo = [i for i, q in enumerate(visible_quads) if not _cut_across(q, shape)]
+        gains = [border_gain(rectify(image, order_portrait(visible_quads[i]), (100, 150)))
+                 if use else None for i in todo]
+        if todo:
+            done = self._cards_corners(image, [visible_quads[i] for i in todo], gains, (), 1.0)
+            for i, best in zip(todo, done, strict=True):
+                probs[i] = best
+        out = []
+        for corner, card in zip(probs, card_probs, strict=True):
+            e = self._experts_of(corner, card, card_classes, adapter)
+            out.append(fuse(e["card"], e["corners"], shown=e["shown"]))
+        return out
 
     def colour_expert(self, image: np.ndarray, visible_quad: np.ndarray) -> np.ndarray:
         """The field colour's weights over ``codes`` (:func:`vision.card_colour.colour_weights`)

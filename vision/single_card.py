@@ -384,8 +384,8 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
         seen = [photo if name == "frame" else q for name, q, _ in cands]
         from vision.corner_index import CORNER_ZOOM, fuse
 
-        fused = [corners.read(image, q, p, classes, adapter, balance=False)  # type: ignore
-                 for q, p in zip(seen, card_probs, strict=True)]
+        fused = corners.read_many(image, seen, card_probs, classes, adapter,  # type: ignore
+                                  balance=False)
         total = [s + READING_WEIGHT * float(f.max())
                  for (_, _, s), f in zip(cands, fused, strict=True)]
         k = int(np.argmax(total))
