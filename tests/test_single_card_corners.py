@@ -1075,3 +1075,34 @@ def test_read_many_reads_as_read_does_one_by_one(clf: CardClassifier, fusion: Co
 
 def test_read_many_of_no_cards(fusion: CornerFusion, clf: CardClassifier):
     assert fusion.read_many(np.zeros((48, 64, 3), np.uint8), [], [], clf.classes) == []
+
+
+@pytest.mark.parametrize(("kind", "seed"), [
+    ("webcam", 1), ("webcam", 0), ("gripped", 0), ("gripped", 7), ("handheld", 9)])
+def test_the_proposal_chosen_is_the_one_every_reading_would_choose(clf: CardClassifier,
+                                                                   fusion: CornerFusion,
+                                                                   kind: str, seed: int):
+    """Proposals that cannot win are not read (their score + READING_WEIGHT falls short of the
+    best-scored one's total); the choice is still the best total over all of them, each read.
+    In all but the first case a proposal scored below the best wins by its reading."""
+    from vision.card_locator import candidates
+    from vision.single_card import CHOICE_MARGIN, READING_WEIGHT, read_single_card_probs
+
+    photo, _ = synthetic_maker(kind)("4B", np.random.default_rng(seed))
+    h, w = photo.shape[:2]
+    cands = [c for c in candidates(photo) if c[2] > -0.5]
+    cands = [c for c in cands if c[2] >= cands[0][2] - CHOICE_MARGIN]
+    ends = [(f"{n}-end", q, s, v) for n, quad, s in cands if n != "frame"
+            for q, v in end_in_view(quad, (w, h))]
+    views = [q for _, q, _ in cands] + [v for *_, v in ends]
+    cands += [e[:3] for e in ends]
+    whole = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    seen = [whole if n == "frame" else q for n, q, _ in cands]
+    cards = clf.predict([rectify(photo, v) for v in views], both_ways=True)
+    totals = [s + READING_WEIGHT * float(fusion.read(photo, q, p, clf.classes,
+                                                      balance=False).max())
+              for (_, _, s), q, p in zip(cands, seen, cards, strict=True)]
+    k = int(np.argmax(totals))
+    loc, *_ = read_single_card_probs(photo, clf, UNO_FACE_CODES, corners=fusion)
+    assert (loc.method, loc.score) == (cands[k][0], pytest.approx(totals[k]))
+    np.testing.assert_allclose(loc.quad, cands[k][1])
