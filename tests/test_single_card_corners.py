@@ -1085,19 +1085,10 @@ def test_the_proposal_chosen_is_the_one_every_reading_would_choose(clf: CardClas
     """Proposals that cannot win are not read (their score + READING_WEIGHT falls short of the
     best-scored one's total); the choice is still the best total over all of them, each read.
     In all but the first case a proposal scored below the best wins by its reading."""
-    from vision.card_locator import candidates
-    from vision.single_card import CHOICE_MARGIN, READING_WEIGHT, read_single_card_probs
+    from vision.single_card import READING_WEIGHT, choice_proposals, read_single_card_probs
 
     photo, _ = synthetic_maker(kind)("4B", np.random.default_rng(seed))
-    h, w = photo.shape[:2]
-    cands = [c for c in candidates(photo) if c[2] > -0.5]
-    cands = [c for c in cands if c[2] >= cands[0][2] - CHOICE_MARGIN]
-    ends = [(f"{n}-end", q, s, v) for n, quad, s in cands if n != "frame"
-            for q, v in end_in_view(quad, (w, h))]
-    views = [q for _, q, _ in cands] + [v for *_, v in ends]
-    cands += [e[:3] for e in ends]
-    whole = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    seen = [whole if n == "frame" else q for n, q, _ in cands]
+    cands, views, seen = choice_proposals(photo)
     cards = clf.predict([rectify(photo, v) for v in views], both_ways=True)
     totals = [s + READING_WEIGHT * float(fusion.read(photo, q, p, clf.classes,
                                                       balance=False).max())

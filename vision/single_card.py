@@ -340,6 +340,29 @@ def read_single_card(image: np.ndarray, classifier: object,
                                   cands)[:3]
 
 
+def choice_proposals(image: np.ndarray, cands: Sequence[Candidate] | None = None
+                     ) -> tuple[list[Candidate], list[np.ndarray], list[np.ndarray]]:
+    """The proposals a photo of one card is chosen among with corners (those within
+    :data:`CHOICE_MARGIN` of the best geometric score, of ``cands`` or the locator's, then
+    their ends), each with the quad its whole face is read at and the quad its corners are
+    read at."""
+    cands = [c for c in (candidates(image) if cands is None else cands) if c[2] > -0.5]
+    if not cands:
+        raise SingleCardError("no card-shaped region found in the image")
+    cands = [c for c in cands if c[2] >= cands[0][2] - CHOICE_MARGIN]
+    # a quad lying wider than tall may be the end of an upright card (:func:`card_ends`)
+    h, w = image.shape[:2]
+    ends = [(f"{name}-end", q, s, v) for name, quad, s in cands if name != "frame"
+            for q, v in end_in_view(quad, (w, h))]
+    # an end's whole face is read where it runs out of the photo (:func:`end_in_view`)
+    views = [q for _, q, _ in cands] + [v for *_, v in ends]
+    cands += [e[:3] for e in ends]
+    photo = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    # the fallback box stands for a card that fills the photo: it is cut on every side
+    seen = [photo if name == "frame" else q for name, q, _ in cands]
+    return cands, views, seen
+
+
 def read_single_card_probs(image: np.ndarray, classifier: object,
                            allowed: tuple[str, ...] | None = None,
                            adapter: object | None = None, corners: object | None = None,
@@ -366,20 +389,7 @@ def read_single_card_probs(image: np.ndarray, classifier: object,
 
     if corners is not None:
         # near-ties of the geometry go to the proposal both readers explain best
-        cands = [c for c in (candidates(image) if cands is None else cands) if c[2] > -0.5]
-        if not cands:
-            raise SingleCardError("no card-shaped region found in the image")
-        cands = [c for c in cands if c[2] >= cands[0][2] - CHOICE_MARGIN]
-        # a quad lying wider than tall may be the end of an upright card (:func:`card_ends`)
-        h, w = image.shape[:2]
-        ends = [(f"{name}-end", q, s, v) for name, quad, s in cands if name != "frame"
-                for q, v in end_in_view(quad, (w, h))]
-        # an end's whole face is read where it runs out of the photo (:func:`end_in_view`)
-        views = [q for _, q, _ in cands] + [v for *_, v in ends]
-        cands += [e[:3] for e in ends]
-        photo = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-        # the fallback box stands for a card that fills the photo: it is cut on every side
-        seen = [photo if name == "frame" else q for name, q, _ in cands]
+        cands, views, seen = choice_proposals(image, cands)
         from vision.corner_index import CORNER_ZOOM, fuse
 
         crops: list[np.ndarray | None] = [None] * len(cands)
