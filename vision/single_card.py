@@ -75,16 +75,18 @@ FUSED_MARGIN = 0.3
 (:mod:`vision.photo_detect`) and counted "within margin" by :mod:`vision.locate_eval`; the UNO
 reader's own range until RULE 81 (now :data:`CHOICE_MARGIN`)."""
 CHOICE_MARGIN = 1.5
-"""With ``corners``, :func:`read_single_card_probs` reads every proposal this close to the best
-geometric score (and their ends) and chooses by its score plus ``READING_WEIGHT`` times its fused
-reading's top probability. WHY wider than :data:`FUSED_MARGIN` and a reading weighed twice: on a
-card held up with the fingers across its lower half, the card mask marks the hand (and a face
-behind it) as card, so the box round hand and card scores best by geometry, while the card's own
-top end, whose corners read its index surely, scored over 1 lower and was never read (RULE 81,
-seventy-seventh session, models/README.md: tuned on render seeds 7 and 123, decided at fresh seed
-15050, ten kinds 2,052 -> 2,059, mean ECE 0.036 -> 0.030; about 70 ms more a photo). WHY 1.5
-and not 2: a proposal more than ``READING_WEIGHT`` below the best can never win, so the margin is
-only a cut for speed; 1.5 was the range tuned, 2 was not measured."""
+"""With ``corners``, :func:`read_single_card_probs` chooses among the proposals this close to the
+best geometric score (and their ends) by score plus ``READING_WEIGHT`` times the fused reading's
+top probability (reading only those that could still win: seventy-eighth session). WHY wider
+than :data:`FUSED_MARGIN` and a reading weighed twice: on a card held up with the fingers across
+its lower half, the card mask marks the hand (and a face behind it) as card, so the box round
+hand and card scores best by geometry, while the card's own top end, whose corners read its
+index surely, scored over 1 lower and was never read (RULE 81, seventy-seventh session,
+models/README.md: tuned on render seeds 7 and 123, decided at fresh seed 15050, ten kinds 2,052
+-> 2,059, mean ECE 0.036 -> 0.030). WHY 1.5 and not 2: 1.5 was the range tuned, 2 was not
+measured (a proposal more than ``READING_WEIGHT`` below the best can never win, and since the
+seventy-eighth session one that cannot reach the best-scored one's total is not read, so a wider
+margin would cost little time)."""
 READING_WEIGHT = 2.0
 FUSED_TEMPERATURE = 1.22
 """Temperature of the fused reading (whole card at jittered quads × two corners × the field's
