@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 import cv2
@@ -1052,6 +1053,13 @@ def test_index_in_photo_asks_what_a_corner_must_to_be_read(quad: np.ndarray, see
     assert index_in_photo(quad, (480, 640)) is seen
 
 
+def _read_alone(fusion: CornerFusion, photo: np.ndarray, quad: np.ndarray, card: np.ndarray,
+                classes: Sequence[str], balance: bool = False) -> np.ndarray:
+    """One card's fused reading through :meth:`CornerFusion.experts` (its corners read alone)."""
+    e = fusion.experts(photo, quad, card, classes, balance=balance)
+    return fuse(e["card"], e["corners"], shown=e["shown"])
+
+
 @pytest.mark.parametrize("balance", [True, False])
 @pytest.mark.parametrize("seed", [3, 4])
 def test_read_many_reads_as_read_does_one_by_one(clf: CardClassifier, fusion: CornerFusion,
@@ -1067,7 +1075,7 @@ def test_read_many_reads_as_read_does_one_by_one(clf: CardClassifier, fusion: Co
              _box(0, h * 0.3, w, h * 0.7), _box(w * 0.1, h * 0.6, w * 0.6, h * 0.9),
              _box(0, h * 0.6, w * 0.3, h), _box(5, 5, 60, 90)]
     cards = list(clf.predict([rectify(photo, q) for q in quads]))
-    alone = [fusion.read(photo, q, p, clf.classes, balance=balance)
+    alone = [_read_alone(fusion, photo, q, p, clf.classes, balance)
              for q, p in zip(quads, cards, strict=True)]
     together = fusion.read_many(photo, quads, cards, clf.classes, balance=balance)
     np.testing.assert_allclose(np.stack(together), np.stack(alone), rtol=1e-6, atol=1e-9)
@@ -1090,8 +1098,7 @@ def test_the_proposal_chosen_is_the_one_every_reading_would_choose(clf: CardClas
     photo, _ = synthetic_maker(kind)("4B", np.random.default_rng(seed))
     cands, views, seen = choice_proposals(photo)
     cards = clf.predict([rectify(photo, v) for v in views], both_ways=True)
-    totals = [s + READING_WEIGHT * float(fusion.read(photo, q, p, clf.classes,
-                                                      balance=False).max())
+    totals = [s + READING_WEIGHT * float(_read_alone(fusion, photo, q, p, clf.classes).max())
               for (_, _, s), q, p in zip(cands, seen, cards, strict=True)]
     k = int(np.argmax(totals))
     loc, *_ = read_single_card_probs(photo, clf, UNO_FACE_CODES, corners=fusion)

@@ -553,7 +553,7 @@ class CornerFusion:
             best = self._cards_corners(image, [visible_quad], [gain], jitters, zoom)[0]
         if fills:
             cards, sides = anchored_cards(shape)
-            more = self._read_cards(image, cards, sides, gain, ())
+            more = self._read_cards(image, cards, sides, [gain] * len(cards), ())
             codes = [list(self.strip.classes).index(c) for c in self.codes]
             sure = np.nan_to_num(more[..., codes]).max(axis=-1) >= ANCHOR_SURE
             more[~sure] = np.nan
@@ -610,16 +610,13 @@ class CornerFusion:
         return np.split(readings, np.cumsum(counts)[:-1])
 
     def _read_cards(self, image: np.ndarray, cards: Sequence[np.ndarray],
-                    sides: Sequence[int | None],
-                    gain: np.ndarray | Sequence[np.ndarray | None] | None,
+                    sides: Sequence[int | None], gains: Sequence[np.ndarray | None],
                     jitters: Sequence[Jitter]) -> np.ndarray:
         """(G, 2, C): the two corners of each of ``cards`` (a card of ``sides`` not None read
-        at that corner only; white-balanced by ``gain``, one for all or one per card), each
-        the mean over its ``jitters`` (:func:`_jittered_mean`); every card at every jitter in
-        one network call."""
+        at that corner only; white-balanced by its ``gains``, None: not), each the mean over
+        its ``jitters`` (:func:`_jittered_mean`); every card at every jitter in one network
+        call."""
         ways = [[q, *jittered_quads(q, jitters)] for q in map(order_portrait, cards)]
-        gains = ([gain] * len(ways) if gain is None or isinstance(gain, np.ndarray)
-                 else list(gain))
         probs = read_corners(self.strip, image, [w for card in ways for w in card],
                              [g for card, g in zip(ways, gains, strict=True) for _ in card],
                              [side for card, side in zip(ways, sides, strict=True)
@@ -655,22 +652,14 @@ class CornerFusion:
                 "corners": index_readings(probs, self.strip.classes, self.codes),
                 "shown": index_shown(probs, self.strip.classes)}
 
-    def read(self, image: np.ndarray, visible_quad: np.ndarray, card_probs: np.ndarray,
-             card_classes: Sequence[str], adapter: object | None = None,
-             balance: bool | None = None, jitters: Sequence[Jitter] = ()) -> np.ndarray:
-        """Fused probabilities over ``codes`` for the card whose visible part is
-        ``visible_quad`` (image px): its :meth:`experts` (same arguments), fused."""
-        e = self.experts(image, visible_quad, card_probs, card_classes, adapter, balance,
-                         jitters)
-        return fuse(e["card"], e["corners"], shown=e["shown"])
-
     def read_many(self, image: np.ndarray, visible_quads: Sequence[np.ndarray],
                   card_probs: Sequence[np.ndarray], card_classes: Sequence[str],
                   adapter: object | None = None, balance: bool | None = None
                   ) -> list[np.ndarray]:
-        """:meth:`read` of each of several cards in one image (no jitters, zoom or anchored
-        cards), the same numbers, their corners read in one network call
-        (:meth:`_cards_corners`)."""
+        """Fused probabilities over ``codes`` for each of several cards in one image, whose
+        visible parts are ``visible_quads`` (image px): each card's :meth:`experts` (no
+        jitters, zoom or anchored cards), fused, with every card's corners read in one network
+        call (:meth:`_cards_corners`)."""
         shape = image.shape[:2]
         use = self.balance if balance is None else balance
         probs = [np.full((2, len(self.strip.classes)), np.nan) for _ in visible_quads]
