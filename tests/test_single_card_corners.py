@@ -665,7 +665,7 @@ def test_white_balance_gives_tinted_corners_back_their_index(fusion: CornerFusio
     tinted = np.clip(img * np.array([0.45, 0.8, 1.0]), 0, 255).astype(np.uint8)
     gain = border_gain(rectify(tinted, order_portrait(quad), (100, 150)))
     assert gain[0] > 1.5 * gain[2]  # blue lifted against red
-    (probs,) = read_corners(fusion.strip, tinted, [quad], gain)
+    (probs,) = read_corners(fusion.strip, tinted, [quad], [gain])
     assert [fusion.strip.classes[int(np.argmax(p))] for p in probs] == ["+2B", "+2B"]
 
 

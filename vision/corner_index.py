@@ -341,16 +341,14 @@ def anchored_cards(shape: tuple[int, int], widths: Sequence[float] = ANCHOR_WIDT
 
 
 def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
-                 quads: Sequence[np.ndarray],
-                 gain: np.ndarray | Sequence[np.ndarray | None] | None = None,
+                 quads: Sequence[np.ndarray], gains: Sequence[np.ndarray | None] | None = None,
                  sides: Sequence[int | None] | None = None) -> np.ndarray:
     """(N, 2, C) strip probabilities of the top-left index corner of each card at ``quads``
     read both ways up (the second is the bottom-right corner, turned); a corner not inside the
     image is a row of NaN. ``quads`` are whole cards' (see :func:`complete_quad`), ordered
-    portrait; ``gain`` (BGR, :func:`vision.card_colour.border_gain`) white-balances every patch
-    first (one card's border: pass it with that card's quad alone; or one gain, or None, per
-    card of ``quads``); ``sides``: per card, the one corner to read (0 top-left, 1
-    bottom-right; the other stays NaN), None for both.
+    portrait; ``gains``: per card, the gain (BGR, :func:`vision.card_colour.border_gain`) that
+    white-balances its patches first, or None; ``sides``: per card, the one corner to read (0
+    top-left, 1 bottom-right; the other stays NaN), None for both.
 
     WHY a batch: the table reads all corners of a frame's new cards in one network call
     (:mod:`vision.table_corners`); a single card is a batch of one."""
@@ -362,10 +360,10 @@ def read_corners(strip: StripClassifier | StripEnsemble, image: np.ndarray,
             if (sides is None or sides[i // 2] in (None, i % 2))
             and index_in_photo(w, image.shape[:2])]
     if todo:
-        gains = [gain] * n if gain is None or isinstance(gain, np.ndarray) else list(gain)
         patches = [cut_patch(image, ways[i], strip.size) for i in todo]
-        patches = [p if gains[i // 2] is None else apply_gain(p, gains[i // 2])
-                   for p, i in zip(patches, todo, strict=True)]
+        if gains is not None:
+            patches = [p if gains[i // 2] is None else apply_gain(p, gains[i // 2])
+                       for p, i in zip(patches, todo, strict=True)]
         out.reshape(2 * n, k)[todo] = strip.predict_patches(patches)
     return out
 
@@ -481,6 +479,17 @@ def _cut_across(quad: np.ndarray, shape: tuple[int, int]) -> bool:
 
 
 @dataclass(frozen=True)
+class _CornerPlan:
+    """The cards at which one located card's corners are read (:meth:`CornerFusion.
+    _read_cards`): their quads, per card the one corner to read (None: both), and the located
+    card's white-balance gain (None: none)."""
+
+    cards: list[np.ndarray]
+    sides: list[int | None]
+    gain: np.ndarray | None
+
+
+@dataclass(frozen=True)
 class CornerFusion:
     """The whole-card classifier, the strip network and the field's colour read together over a
     deck's ``codes`` (the codes both networks know).
@@ -571,7 +580,8 @@ class CornerFusion:
         WHY together: a photo of one UNO card reads a dozen proposals' corners to choose
         among them (RULE 81), and a call per proposal cost more than its patches."""
         shape = image.shape[:2]
-        plans = []
+        plans: list[_CornerPlan] = []
+        flipped: list[_CornerPlan | None] = []  # a card's completions the other way round
         for visible_quad, gain in zip(visible_quads, gains, strict=True):
             upright, *other_way = card_completions(visible_quad, shape)
             cards = [upright]
@@ -586,28 +596,28 @@ class CornerFusion:
                 for side, corner in ((0, done[0]), (1, done[2])):
                     cards.append((corner + zoom * (done - corner)).astype(np.float32))
                     sides.append(side)
-            plans.append((cards, sides, gain, other_way))
-        readings = self._split(self._read_cards(
-            image, [c for cards, *_ in plans for c in cards],
-            [s for _, sides, *_ in plans for s in sides],
-            [g for cards, _, g, _ in plans for _ in cards], jitters), [len(p[0]) for p in plans])
+            plans.append(_CornerPlan(cards, sides, gain))
+            flipped.append(_CornerPlan(other_way, [None] * len(other_way), gain)
+                           if other_way else None)
+        readings = self._read_plans(image, plans, jitters)
         best = [most_legible(r, self.strip.classes) for r in readings]
-        again = [i for i, (b, plan) in enumerate(zip(best, plans, strict=True))
-                 if plan[3] and not shows_index(b, self.strip.classes)]
-        if again:
-            more = self._split(self._read_cards(
-                image, [c for i in again for c in plans[i][3]],
-                [None for i in again for _ in plans[i][3]],
-                [plans[i][2] for i in again for _ in plans[i][3]], jitters),
-                [len(plans[i][3]) for i in again])
-            for i, m in zip(again, more, strict=True):
-                best[i] = most_legible(np.concatenate([readings[i], m]), self.strip.classes)
+        again = [i for i, b in enumerate(best)
+                 if flipped[i] is not None and not shows_index(b, self.strip.classes)]
+        more = self._read_plans(image, [p for i in again if (p := flipped[i])], jitters)
+        for i, m in zip(again, more, strict=True):
+            best[i] = most_legible(np.concatenate([readings[i], m]), self.strip.classes)
         return best
 
-    @staticmethod
-    def _split(readings: np.ndarray, counts: Sequence[int]) -> list[np.ndarray]:
-        """``readings`` (G, 2, C) cut into consecutive runs of ``counts``."""
-        return np.split(readings, np.cumsum(counts)[:-1])
+    def _read_plans(self, image: np.ndarray, plans: Sequence[_CornerPlan],
+                    jitters: Sequence[Jitter]) -> list[np.ndarray]:
+        """Each plan's (G, 2, C) readings (:meth:`_read_cards`), every plan's cards in one
+        network call."""
+        if not plans:
+            return []
+        flat = self._read_cards(image, [c for p in plans for c in p.cards],
+                                [s for p in plans for s in p.sides],
+                                [p.gain for p in plans for _ in p.cards], jitters)
+        return np.split(flat, np.cumsum([len(p.cards) for p in plans])[:-1])
 
     def _read_cards(self, image: np.ndarray, cards: Sequence[np.ndarray],
                     sides: Sequence[int | None], gains: Sequence[np.ndarray | None],
