@@ -134,7 +134,7 @@ def test_any_photo_size_is_read(shape: tuple[int, int]) -> None:
 @needs_photos
 def test_the_shipped_spotter_finds_the_validation_groups_indices() -> None:
     """The validation groups of the training split (never trained on): a regression guard well
-    below what the shipped spotter measured there (172 of 187 indices, models/README.md)."""
+    below what the shipped spotter measured there (172 of 187 indices, models/HISTORY.md)."""
     from vision.train.spotter import measure
 
     got = measure(DEFAULT_SPOTTER, load_photos(PHOTOS, val=True))

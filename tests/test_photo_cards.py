@@ -441,6 +441,7 @@ BACK_SCENE = _scene(TABLE, [(DARK_CARD, (30, 30, 35)), (FACE_UP, (245, 245, 245)
 
 @pytest.mark.parametrize(("image", "quad", "least", "most"), [
     (BACK_SCENE, DARK_CARD, 0.5, 1.0),                          # a dark card on a light table
+    (BACK_SCENE, _card((450, 300), (136, 192), 10), 0.5, 1.0),  # its outline 2 px inside it
     (BACK_SCENE, FACE_UP, 0.1, 0.3),                            # a white card on it
     (BACK_SCENE, _card((320, 560), (100, 140), 0), 0.0, 0.03),  # a patch of bare table
     (BACK_SCENE, _card((-300, -300), (50, 70), 0), 0.0, 0.0),   # wholly outside the photo

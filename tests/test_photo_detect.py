@@ -469,7 +469,7 @@ def _held_out(n: int) -> list[Path]:
 def test_held_out_photos_are_read() -> None:
     """Held-out scenes (never trained on), the first 40 photos: a regression guard well below
     what the shipped models measure on the whole held-out split (`cardtable eval ... --split
-    test`, models/README.md) — itself far below the issue's target."""
+    test`, models/HISTORY.md) — itself far below the issue's target."""
     reader = PhotoReader.load()
     names = read_names(PHOTOS / "data.yaml")
     found = total = false = dets_n = 0
@@ -519,7 +519,7 @@ def photo_reader() -> PhotoReader:
 ])
 def test_a_joker_is_found_by_its_word_never_by_its_corners(photo_reader: PhotoReader,
                                                            stem: str, jokers: int) -> None:
-    """Training-split photos (models/README.md): an outline's corners are read as one of the
+    """Training-split photos (models/HISTORY.md): an outline's corners are read as one of the
     52 faces or no card (the reader learned ``JK`` only from the word), and an outline is a
     joker when the word squares at both its ends read ``JK``; the joker's quad holds the
     labelled word's centre."""
@@ -540,7 +540,7 @@ def test_a_joker_is_found_by_its_word_never_by_its_corners(photo_reader: PhotoRe
 ])
 def test_a_card_merged_with_another_region_is_read_from_its_piece(
         photo_reader: PhotoReader, stem: str, code: str) -> None:
-    """Training-split photos (models/README.md): the card lies in no outline the finder sees
+    """Training-split photos (models/HISTORY.md): the card lies in no outline the finder sees
     whole (its region takes in another card or the background), but a piece of that region
     cut at two notches is its outline; the card is found, and no outline (pieces included) is a
     false card. (IMG_7840's 4D was a case here until the tenth session: its piece's centre lies
@@ -572,7 +572,7 @@ def test_a_card_merged_with_another_region_is_read_from_its_piece(
 def test_a_card_the_reader_misses_is_read_where_the_locator_finds_it(
         photo_reader: PhotoReader, stem: str, code: str | None) -> None:
     """Training-split webcam frames in which the photo reader finds no card (RULES 64 and
-    65, models/README.md): the single-card locator's proposals read as outlines are, each
+    65, models/HISTORY.md): the single-card locator's proposals read as outlines are, each
     with the spotter's indices inside it as witnesses, give the held card, holding its
     labelled indices' centres, or nothing where no proposal reads as surely as an outline must
     (an outline misread where its indices disagree among them); a standard-deck reading of the
@@ -693,7 +693,7 @@ def test_greyscale_photos_need_a_surer_reading(photo_reader: PhotoReader, stem: 
     with (the 64-px whole-card classifier). With the 96-px one a third misread of that set, a
     JS read JH in IMG_20220921_200231, reaches 0.997 and passes the bound; with the 48-px
     corner reader the card of IMG_20220921_201314 read JC (0.983 before) reaches 1.0, and it is
-    a jack of clubs that the labels call JS (models/README.md): the bound narrows the greyscale
+    a jack of clubs that the labels call JS (models/HISTORY.md): the bound narrows the greyscale
     misreadings, it does not end them."""
     image, _ = _photo(stem)
     assert greyscale(image) is (stem != "IMG_20220921_195500")

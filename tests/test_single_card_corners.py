@@ -766,7 +766,7 @@ def test_reading_the_card_at_jittered_quads_fixes_a_misread(clf, fusion, seed, i
     """Held-up renders of the tuning seeds (``synthetic:held``, photo ``i``) whose located quad
     fits the card (IoU > 0.95) yet is misread as located, and read right at the jittered quads
     (``READ_JITTERS``). Found by a scratch scan of every tuning render; if the renderer or the
-    networks change, pick the cases again (models/README.md, eighth session)."""
+    networks change, pick the cases again (models/HISTORY.md, eighth session)."""
     img, _ = held_card_photo(code, np.random.default_rng([seed, i]))
     _, once, _ = read_single_card(img, clf, UNO_FACE_CODES, corners=fusion, jitters=(Jitter(),))
     _, jittered, p = read_single_card(img, clf, UNO_FACE_CODES, corners=fusion)

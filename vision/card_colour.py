@@ -101,7 +101,7 @@ def oval_to_black(votes: np.ndarray) -> np.ndarray:
     black 5 times in 16). A coloured card never shows all four hues, so it gives up nothing;
     a finger (red) or a shade (a third hue) over it does not make the fourth. Taking what
     three colours share instead cost 5 coloured cards on fresh renders (RULE 60,
-    models/README.md, sixty-first session). Fixed a priori, not fitted on any photo."""
+    models/HISTORY.md, sixty-first session). Fixed a priori, not fitted on any photo."""
     out = np.asarray(votes, np.float64).copy()
     common = out[:4].min()
     out[:4] -= common

@@ -230,7 +230,7 @@ def _proposals(small: np.ndarray, white: np.ndarray, learned: np.ndarray | None 
             out.append(Proposal("colour-hull", box, min(1.0, fill + PAIR_CREDIT)))
     out += _cluster_proposals(small)
     # each blob of the learned mask: its rotated box and its four-cornered outline, with no
-    # credit of their own (0.2 and 0.5 read no more close-held renders: models/README.md)
+    # credit of their own (0.2 and 0.5 read no more close-held renders: models/HISTORY.md)
     if learned is not None:
         for blob in mask_blobs(learned, (h, w)):
             box, fill = _rect(blob, 1.0, (h, w), convex=True)
@@ -332,7 +332,7 @@ its top-left corner and index in view, covers more than 0.9 of it (the card mask
 covered 0.91-0.99 in four real webcam photos); its only proposal was the frame's (cut on every
 side, so no index corner is read). WHY no credit above :data:`LARGE_CREDIT`: the change lets
 such boxes compete, not win on size alone; an uncapped credit was not tried (RULE 40 and RULE
-41, models/README.md, fiftieth session)."""
+41, models/HISTORY.md, fiftieth session)."""
 
 
 def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
@@ -364,7 +364,7 @@ def _score(box: np.ndarray, fill: float, shape: tuple[int, int]) -> float:
 MASK_WEIGHT = 3.0
 """What a proposal gains per unit of its agreement with the card mask (:func:`vision.card_mask.
 mask_agreement`, 0 to 1). WHY: trained on real webcam frames too, the mask tells a card from
-the player and the room (models/README.md, thirty-sixth session), which the segmentations'
+the player and the room (models/HISTORY.md, thirty-sixth session), which the segmentations'
 geometry and evidence do not. WHY 3: of 0.5, 1, 1.5, 2 and 3, the most proposals fitting the
 card best-scored on the CC BY training split's webcam frames (21, 42, 66, 74, 78 of 121 with the
 thirty-sixth session's mask, `python -m vision.locate_eval --split train`) with no loss on the

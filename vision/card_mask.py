@@ -97,7 +97,7 @@ bite into, or one the mask joins to the wall beside it, simplifies to a slanted 
 training split's real frames (``python -m vision.locate_eval --split train``, with ``--source
 phone``): best-scored fits 90 -> 95 of 120 webcam frames and 190 -> 195 of 269 phone photos;
 10, 12, 20 and 25 degrees, and sparing outlines at the photo's edge, had fewer best-scored fits
-(RULE 63, models/README.md). On the held-out split's 22 webcam frames it fitted 2 fewer
+(RULE 63, models/HISTORY.md). On the held-out split's 22 webcam frames it fitted 2 fewer
 (17 -> 15): real cards tilted towards the camera show outlines 15-16 degrees off square, more
 than any render."""
 

@@ -280,7 +280,7 @@ class Ensemble:
     curled-S recipe's) disagree on about one in seven rendered cards held close to a webcam
     (30-35 of 216), each right on about half of those; the mean of the shipped model and its
     second training read 13 more of 1,296 renders at one decision seed and as many at the
-    other (models/README.md, "Two trainings of the whole-card classifier read as one")."""
+    other (models/HISTORY.md, "Two trainings of the whole-card classifier read as one")."""
 
     members: tuple[CardClassifier, ...]
 

@@ -10,7 +10,7 @@ the statistic before the sixty-first session's RULE 61.
 
 WHY on the true quad: it measures the statistic, not the locator; the whole reader's figures are
 :mod:`vision.render_check`'s. The rules RULE 60 and RULE 61 decided on these tallies
-(models/README.md, sixty-first session).
+(models/HISTORY.md, sixty-first session).
 """
 
 from __future__ import annotations

@@ -79,19 +79,19 @@ the photo is also taken to be when its corners are read (:func:`grown_completion
 :func:`most_legible`). WHY these: on rendered cards held close (``synthetic:near``, tuning seed
 7) the true card is 1.11 times the completed one's width at the median, 1.24 at the upper
 quartile, 1.40 at the 90th percentile; the real webcam photos' close-ups showed their index cut
-across by the completed card's patch (RULE 30, models/README.md)."""
+across by the completed card's patch (RULE 30, models/HISTORY.md)."""
 CORNER_ZOOM = 1.3
 """How much larger a patch the chosen card's index corners are also read from, anchored at the
 card's corner (:meth:`CornerFusion.corner_probs`). WHY: a printing whose index is drawn large
 (0.18-0.21 of the card's height; the renders draw 0.10-0.15), or a quad a little small, shows
 the index too large for the networks, which then read it as a reverse (real webcam photos,
-RULE 38, models/README.md); 1.3 as RULE 25's larger patch, fixed a priori."""
+RULE 38, models/HISTORY.md); 1.3 as RULE 25's larger patch, fixed a priori."""
 FILLS_PHOTO = 0.7
 """The share of the photo a card's located quad covers from which the card is taken to be held
 so close that its index corners lie at or just beyond the photo's corners
 (:func:`anchored_cards`). WHY: real webcam close-ups that the card fills show their large index
 at the photo's top-left, while the located quad (a box of most of the photo, cut on several
-sides) puts the card's corners elsewhere or reads none (RULE 46, models/README.md); 0.7 was
+sides) puts the card's corners elsewhere or reads none (RULE 46, models/HISTORY.md); 0.7 was
 chosen on tuning renders with those photos in view."""
 ANCHOR_WIDTHS = (0.9, 1.1, 1.3)
 """The widths, as shares of the photo's width, of the cards anchored at the photo's corners
@@ -109,8 +109,8 @@ second card) only where neither corner of the upright card shows an index this s
 (:func:`shows_index`). WHY: upright is the likelier way for a card held up to a camera, and a
 corner that shows an index there is evidence for it; read always, the other way's corners,
 cut where the upright card has its middle, added a weak reading to a card read right and
-turned it wrong (one real webcam photo, p_0113, lost by RULE 43, models/README.md). 0.5: more likely
-than not, fixed a priori."""
+turned it wrong (one real webcam photo, p_0113, lost by RULE 43, models/HISTORY.md). 0.5:
+more likely than not, fixed a priori."""
 CUT_TOL = 0.015  # of the photo's longer side: a quad corner this close to the edge touches it
 MIN_INSIDE = 0.85  # share of a corner patch that must lie inside the photo to be read
 
@@ -237,7 +237,7 @@ def grown_completion(quad: np.ndarray, shape: tuple[int, int], grow: float,
     WHY: :func:`complete_quad` takes the smallest card that holds what is seen. A card held
     close to a webcam and running off two sides is often larger than that, and its index
     corner, cut at the smallest card's scale, shows the index cut across or too large (real
-    webcam photos, models/README.md, forty-seventh session). The seen corner, where the two
+    webcam photos, models/HISTORY.md, forty-seventh session). The seen corner, where the two
     sides that are the card's own meet, stays where it is; the index lies at a fixed share of
     the card from it."""
     q = np.asarray(quad, np.float64).reshape(4, 2)
@@ -327,7 +327,7 @@ def anchored_cards(shape: tuple[int, int], widths: Sequence[float] = ANCHOR_WIDT
     WHY: a card held so close that it fills the photo has its corners at or beyond the photo's,
     and its index (drawn at a fixed share of the card from its corner) lies near the photo's
     corner; the located quad of such a photo is a box of most of it, whose corners are the
-    photo's or the box's, not the card's (RULE 46, models/README.md)."""
+    photo's or the box's, not the card's (RULE 46, models/HISTORY.md)."""
     h, w = shape
     cards, sides = [], []
     for share in widths:
@@ -377,7 +377,7 @@ def most_legible(readings: np.ndarray, classes: Sequence[str]) -> np.ndarray:
     hypothesis about one card, and the scale at which its index is cut right reads it clearly.
     Offered as further candidates of the fused choice (RULE 30), the grown cards won where
     their corner agreed with a wrong whole card, and lost where the index read right at
-    another scale disagreed with it (real webcam photos, models/README.md, RULE 32)."""
+    another scale disagreed with it (real webcam photos, models/HISTORY.md, RULE 32)."""
     readings = np.asarray(readings, np.float64)
     codes = [i for i, c in enumerate(classes) if c != NO_INDEX]
     out = np.full(readings.shape[1:], np.nan)
@@ -446,12 +446,12 @@ def fuse(card: np.ndarray, corners: np.ndarray, floor: float = CORNER_FLOOR,
     reverse and 0.01 for 2, floored over 54 codes, each corner weighs reverse about 50 to 1
     over 2, two about 2,500 to 1, against the card's 95 to 1 (at 0.01 for reverse).
     One corner read (the other out of the photo) weighs as much as both (RULE 28,
-    models/README.md). ``shown``: per corner row, how surely it shows an index at all (1 -
+    models/HISTORY.md). ``shown``: per corner row, how surely it shows an index at all (1 -
     P(``NO_INDEX``), :meth:`CornerFusion.experts`); the read corners' mean is weighted by it.
     WHY: a corner under the hand reads "no index", which :func:`index_readings` spreads evenly
     over the codes; in a plain mean that near-uniform row halved the legible corner's weight,
     and a whole card misread under the same hand won (real webcam photos, RULE 36,
-    models/README.md). Two legible corners, or one read alone, weigh as without it."""
+    models/HISTORY.md). Two legible corners, or one read alone, weigh as without it."""
     k = card.shape[-1]
     logp = np.log(np.maximum(card / max(card.sum(), 1e-12), 1e-12))
     corners = np.atleast_2d(corners)

@@ -25,7 +25,7 @@ On the mat (:func:`enrol_mat`, ``cardtable enrol --mat``) the deck is laid out i
 and photographed, and each card is cut out as the table reader cuts it. WHY not the photos of
 single cards: their prototypes, blended into the table's readings, lost 105 of 1,000 cards of
 one rendered printing; enrolled on the mat, the table of an unfamiliar printing went from 87.8%
-to 97.4% of cards right, and familiar printings lost nothing (models/README.md, "Deck
+to 97.4% of cards right, and familiar printings lost nothing (models/HISTORY.md, "Deck
 enrolment"). A profile records where it was enrolled and is used only there.
 """
 
@@ -104,7 +104,7 @@ class DeckProfile:
     """Where the deck was photographed: ``PHOTOS`` (one card per photo, :func:`enrol`) or
     ``MAT`` (laid out on the mat, :func:`enrol_mat`). A profile is used only where it was made:
     prototypes of a card photographed alone do not match the same card read small on the mat
-    (models/README.md, "Deck enrolment")."""
+    (models/HISTORY.md, "Deck enrolment")."""
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
@@ -232,7 +232,7 @@ class DeckProfile:
 
         WHY the whole classifier and not the prototypes' network alone: a profile used to
         replace the later trainings and the second way up by one network read one way, and
-        enrolment then read a familiar deck worse than no enrolment (models/README.md, RULE
+        enrolment then read a familiar deck worse than no enrolment (models/HISTORY.md, RULE
         52)."""
         net = self._own_network(classifier)
         p_clf, feats = classifier.read(crops, both_ways, own=net)  # net read once
@@ -358,7 +358,7 @@ def plain_shortfall(truth: Sequence[float]) -> float:
     of how much it misses on this deck. A printing the reader already reads gets almost no
     adaptation (a blend of 0.7, fixed a priori when the reader read 65% of the real photos,
     read a familiar deck worse than no profile); an unfamiliar one gets it in proportion to
-    what is missing (models/README.md, RULE 52)."""
+    what is missing (models/HISTORY.md, RULE 52)."""
     if not truth:
         return BLEND
     return float(min(BLEND, max(0.0, 1.0 - float(np.mean(truth)))))
@@ -371,7 +371,7 @@ def _index_part(p: np.ndarray, strip_classes: Sequence[str]) -> tuple[np.ndarray
 
     WHY: a corner that shows no index says nothing about the card; matched as it is against
     the enrolled corners, it matched the card whose own corners show none (a wild card's), and
-    the enrolled deck's reading moved to that card (models/README.md, forty-seventh session)."""
+    the enrolled deck's reading moved to that card (models/HISTORY.md, forty-seventh session)."""
     p = np.array(p, np.float64)
     if NO_INDEX not in strip_classes:
         return p, np.zeros((len(p), 1))

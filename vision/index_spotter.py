@@ -6,7 +6,7 @@ a face-down card's centre), how big it is and where in the cell. Peaks of the he
 :class:`Spot` s, which :class:`vision.photo_detect.PhotoReader` reads with its corner classifier
 and pairs into cards. The network also learned to read each index's rank and suit (a second
 task that shapes its features); :class:`Spot` carries that reading, but the photo reader does
-not use it: beside the corner classifier it added false cards (models/README.md).
+not use it: beside the corner classifier it added false cards (models/HISTORY.md).
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ MIN_FILL = 0.80
 
 SPLIT_DEPTH = 0.12
 """Least depth of a notch (convexity defect) to cut a region at, as a fraction of the square
-root of the region's area. Chosen on the training split (models/README.md): 0.05 / 0.08 /
+root of the region's area. Chosen on the training split (models/HISTORY.md): 0.05 / 0.08 /
 0.12 / 0.16 / 0.2 found 791 / 790 / 790 / 788 / 783 of its 1,414 labels (one cut per
 region), all with 14 false cards; the deeper the bound, the fewer pieces to read."""
 SPLIT_AREA = 0.025
@@ -97,7 +97,7 @@ def _masks(image: np.ndarray) -> list[tuple[str, np.ndarray]]:
     threshold, and its faint edge leaves the sharp edge map open; each further map closes some
     of those outlines (on the training split the second adaptive scale, the saturation Otsu,
     the soft and the thickened edge maps together put 912 of the 1,375 labelled face indices in
-    an outline's index square instead of 814, see models/README.md); outlines that are no card
+    an outline's index square instead of 814, see models/HISTORY.md); outlines that are no card
     are rejected by the reader."""
     clean = cv2.medianBlur(image, 5)
     gray = cv2.cvtColor(clean, cv2.COLOR_BGR2GRAY)
@@ -269,23 +269,37 @@ def card_quads(image: np.ndarray, overlap: float = 0.5,
     return kept
 
 
-def edge_contrast(image: np.ndarray, quad: np.ndarray, band: float = 0.06) -> float:
+RIM_GAP = 0.03
+"""How far (a fraction of the outline, about its centre) :func:`edge_contrast`'s two bands lie
+from the outline (eightieth session, RULE 84; it was 0). On the CC BY training split's black
+backs on a white desk the outlines lay 2-3 px inside the card's edge, so the band "just
+outside" (0.06 of a 110-px card's half size, 3-4 px) lay on the card itself and read 0.02-0.08
+for a black card on white; across a gap of 0.03 the same outlines read as the edges they are."""
+
+
+def edge_contrast(image: np.ndarray, quad: np.ndarray, band: float = 0.06,
+                  gap: float = RIM_GAP) -> float:
     """How much the outline's rim differs from what lies just outside it: the mean brightness
-    of the band just inside the outline minus that of the band just outside, absolute, over 255.
+    of a band inside the outline minus that of a band outside it, absolute, over 255. Each band
+    is ``band`` of the outline wide (scaled about its centre) and ``gap`` away from the outline.
 
     WHY: a card lying on a table is an object with an edge — its border is lighter or darker
     than the table around it. An outline carved out of one surface by a threshold (a patch of
     table, a wall, a shadow's edge) has about the same brightness on both sides of its rim.
-    It tells a face-down card from empty table where no index says which it is."""
+    It tells a face-down card from empty table where no index says which it is. The gap: an
+    outline found by a threshold lies a pixel or two off the card's true edge, and a band
+    touching the outline then falls on the card's own rim (:data:`RIM_GAP`)."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     q = np.asarray(quad, np.float32).reshape(4, 2)
     c = q.mean(0)
-    masks = []
-    for f in (1 - band, 1.0, 1 + band):
+
+    def within(f: float) -> np.ndarray:
         m = np.zeros(gray.shape, np.uint8)
         cv2.fillConvexPoly(m, np.round((q - c) * f + c).astype(np.int32), 1)
-        masks.append(m > 0)
-    inside, outside = masks[1] & ~masks[0], masks[2] & ~masks[1]
+        return m > 0
+
+    inside = within(1 - gap) & ~within(1 - gap - band)
+    outside = within(1 + gap + band) & ~within(1 + gap)
     if not inside.any() or not outside.any():
         return 0.0
     return abs(float(gray[inside].mean()) - float(gray[outside].mean())) / 255

@@ -6,7 +6,7 @@ longer side (the CC BY photos 640 × 640, stretched to that square by their expo
 photos up to 1280 × 840), and so are the renders. A phone takes 4032 × 3024 photos, at the
 camera's own aspect. How the readers do on such photos is a question the labelled sets can
 answer only resized: their labels are fractions of the photo, so they hold at any size
-(models/README.md, sixty-fifth session: at 4032 × 4032 the CC BY training split lost 47 of
+(models/HISTORY.md, sixty-fifth session: at 4032 × 4032 the CC BY training split lost 47 of
 its 1,228 found cards and a photo took 1.5 s of CPU; at 853 × 640 it lost 85, its false cards
 17 → 50). So a larger photo is read reduced to at most 1280 px (:func:`read_at_photo_size`): its
 card outlines are then found with the filter sizes they were tuned at, and the photo is read in

@@ -155,7 +155,7 @@ class TableReader:
     single cards the photo of one UNO card (:func:`uno_card_detection`). WHY not across: a
     profile made from photos of single cards, blended into the table's readings, lost 105 of
     1,000 cards of rendered tables printed in one of four styles and changed nothing in the
-    other three (read right either way; models/README.md, "Deck enrolment")."""
+    other three (read right either way; models/HISTORY.md, "Deck enrolment")."""
     geometry_every: int = 15
     reuse: bool = True
     both_ways: bool = True

@@ -4,7 +4,7 @@
 [--deck uno|any] [--jobs 2] [--out readings.jsonl]``; a kind may name one printing for all
 its faces, ``shown-gripped@thin:3``, or ``@thin``, one per face (:func:`split_kind`).
 
-WHY: every change to how one UNO card is read (models/README.md, RULE 38 on) is decided on
+WHY: every change to how one UNO card is read (models/HISTORY.md, RULE 38 on) is decided on
 render seeds never used before, and only then are the real UNO photos measured, once. The
 rules decide by the kinds' sum of cards read right per seed, their mean ECE, the over-confident
 part of ``near``'s ECE and the share of readings at 0.95 or more that are wrong. This command
@@ -40,7 +40,7 @@ WHY ``@thin``: the card gripped as people show one, its top-left index in view, 
 printing of its own in a font no training render uses, is the one rendered set whose experts
 read as the real hand-held webcam photos' do (the whole card about 80%, the top-left corner
 about 88%, against the real 73% and 92%); on the ``handheld``, ``gripped`` and ``webcam``
-renders the whole card is the stronger expert (models/README.md, fifty-eighth and fifty-ninth
+renders the whole card is the stronger expert (models/HISTORY.md, fifty-eighth and fifty-ninth
 sessions). WHY ``@wild``: its wild cards are printed as current decks print them (the card's
 own oval in four colours), which every shipped expert reads worse than the drawn look, as on
 the real photos, where the other kinds draw the drawn look only (sixty-first session)."""
@@ -90,7 +90,7 @@ def split_kind(spec: str) -> tuple[str, object | None]:
     renders' own family), or a clear error naming what is wrong.
 
     WHY: the real deck is a printing no render draws; its whole face reads far worse than any
-    drawn printing's (models/README.md, fifty-eighth session). Printings in a font the
+    drawn printing's (models/HISTORY.md, fifty-eighth session). Printings in a font the
     networks never saw, drawn per face (``@thin``), read about as the real photos do, so a
     rule can be decided on them too (fifty-ninth session)."""
     from vision.single_card import style_of, synthetic_maker

@@ -41,7 +41,7 @@ class Jitter:
     """A small change of a located quad (ordered by
     :func:`vision.card_locator.order_portrait`): grown by ``scale`` about its centre and shifted
     by ``dx`` of the card's width and ``dy`` of its height (turns were tried too and gained
-    nothing: models/README.md, seventh session)."""
+    nothing: models/HISTORY.md, seventh session)."""
 
     scale: float = 1.0
     dx: float = 0.0
@@ -61,7 +61,7 @@ class Jitter:
         """Whether this jitter leaves a quad as it is. WHY by value and not ``== Jitter()``: a
         dataclass equals only instances of its own class, and ``python -m vision.single_card``
         once held two (``__main__``'s and the imported module's), so the as-located corners
-        were read twice (fifteenth session, models/README.md)."""
+        were read twice (fifteenth session, models/HISTORY.md)."""
         return self.scale == 1.0 and self.dx == 0.0 and self.dy == 0.0
 
 
@@ -82,7 +82,7 @@ than :data:`FUSED_MARGIN` and a reading weighed twice: on a card held up with th
 its lower half, the card mask marks the hand (and a face behind it) as card, so the box round
 hand and card scores best by geometry, while the card's own top end, whose corners read its
 index surely, scored over 1 lower and was never read (RULE 81, seventy-seventh session,
-models/README.md: tuned on render seeds 7 and 123, decided at fresh seed 15050, ten kinds 2,052
+models/HISTORY.md: tuned on render seeds 7 and 123, decided at fresh seed 15050, ten kinds 2,052
 -> 2,059, mean ECE 0.036 -> 0.030). WHY 1.5 and not 2: 1.5 was the range tuned, 2 was not
 measured (a proposal more than ``READING_WEIGHT`` below the best can never win, and since the
 seventy-eighth session one that cannot reach the best-scored one's total is not read, so a wider
@@ -92,7 +92,7 @@ FUSED_TEMPERATURE = 1.22
 """Temperature of the fused reading (whole card at jittered quads × two corners × the field's
 colour × each symbol's weight, :data:`vision.symbol_bias.SYMBOL_BIAS`, renormalised):
 ``p ** (1 / T)``. WHY: that product of experts was overconfident, on
-renders and far more on real photos (models/README.md, fifteenth session); likely because it
+renders and far more on real photos (models/HISTORY.md, fifteenth session); likely because it
 counts evidence its experts share (the same index print, the same blur) as independent. Fitted by
 negative log-likelihood (:func:`vision.strip_classifier.fit_temperature`) on the 2,160
 rendered tuning photos of seeds 7 and 123 (all five synthetic kinds, 216 each), never on real
@@ -102,7 +102,7 @@ from 0.034 to 0.027; the order of the codes, so the reading, is unchanged. Fitte
 :func:`card_ends` added candidates (sixteenth session): 1.864 on the same five kinds. The fit
 is now a command, ``python -m vision.fused_temperature``; for the thirty-ninth session's pair it
 gives 1.28, which failed the rule written for it on fresh render seeds (ECE down at both, the
-likelihood worse at one), so 1.86 stays (models/README.md, fortieth session). Fitted on all six
+likelihood worse at one), so 1.86 stays (models/HISTORY.md, fortieth session). Fitted on all six
 kinds (1.406) it passed such a rule, yet made the real UNO photos over-confident (ECE 0.024 ->
 0.071, four wrong readings at 0.99 or more against none), so 1.86 stays again (forty-first
 session): renders alone fit a sharper temperature than real photos bore then. By the
@@ -110,12 +110,12 @@ forty-sixth session the real photos read at 1.86 were under-confident in every b
 mean 0.67, 94.7% right), and with the one-card corner networks that know a corner without an
 index and the corners also read at grown cards (RULE 30) the command fits 1.221 on the six
 kinds of tuning seeds 7 and 123 (ECE 0.085 at 1.86, 0.016 at 1.221): 1.22, decided on fresh
-render seeds with those changes (RULE 30, models/README.md)."""
+render seeds with those changes (RULE 30, models/HISTORY.md)."""
 # the quads a chosen card is read at (:func:`_read_jittered`): as located, grown and shrunk by
 # 3%, shifted by 2% of the card each way. WHY these: the network learned from quads off by up
 # to about 3%; symmetric, so the mean reading is centred on the located quad. Chosen on tuning
 # seeds 7 and 123 of every synthetic set among scalings, shifts, turns and their unions
-# (models/README.md, seventh session): turns, larger shifts gained nothing beyond the noise.
+# (models/HISTORY.md, seventh session): turns, larger shifts gained nothing beyond the noise.
 READ_JITTERS: tuple[Jitter, ...] = (
     Jitter(), Jitter(scale=0.97), Jitter(scale=1.03), Jitter(dx=-0.02), Jitter(dx=0.02),
     Jitter(dy=-0.02), Jitter(dy=0.02))
@@ -284,7 +284,7 @@ def end_in_view(quad: np.ndarray, size: tuple[int, int],
     the photo's edge: a quad whose far edge lies inside the photo is often a whole card lying
     on its side (a close-up), and the part of it in view, stretched upright, is that card
     turned a quarter, which the classifier never saw either and misread with confidence
-    (tuning renders, models/README.md)."""
+    (tuning renders, models/HISTORY.md)."""
     edges = _end_edges(quad, ratio)
     if edges is None:
         return []
@@ -528,7 +528,7 @@ def card_pose(quad: np.ndarray) -> str:
     WHY: the rendered kinds draw cards at several turns (``synthetic:near`` turns 15% of its
     cards a quarter), while the real webcam photos looked at (the 41 read wrong) hold their
     cards upright; a figure per pose tells which of a kind's errors the real photos share
-    (models/README.md, fifty-first session: near's cards on their side were all read wrong at
+    (models/HISTORY.md, fifty-first session: near's cards on their side were all read wrong at
     seed 7, 30 of its 51 errors)."""
     q = np.asarray(quad, np.float64).reshape(4, 2)
     down = (q[3] - q[0]) + (q[2] - q[1])

@@ -41,7 +41,7 @@ WIDE_STRIP_SIZE = 64
 network reads ``STRIP_SIZE``). WHY larger: one card held up to a camera or photographed by a
 phone shows its index at 4-12 px/mm, and at 32 px the 13 × 22 mm patch keeps about 1.5 px/mm
 across its height: an italic 6 over its bar read as 8, a 9 as 6 (real webcam close-ups,
-models/README.md, RULE 33). WHY 64, not 48: the classifier's input is a multiple of its stride,
+models/HISTORY.md, RULE 33). WHY 64, not 48: the classifier's input is a multiple of its stride,
 32 (ultralytics trains a 48 request at 64). The table's patches are seen at about 1 px/mm and
 gain nothing."""
 STRIP_CLASSES: tuple[str, ...] = tuple(sorted([c.code for c in uno_faces()] + [BACK]))
@@ -171,7 +171,7 @@ class StripEnsemble:
     (:func:`single_card_strip`), as the whole-card reader's members are read
     (:class:`vision.classifier.Ensemble`): an average keeps either's quirk from deciding alone.
     The shipped network (plain printings only) once stood beside one of them; never having seen
-    a 6 or 9 without its bar, it decided the pair on such corners (models/README.md,
+    a 6 or 9 without its bar, it decided the pair on such corners (models/HISTORY.md,
     forty-fifth session).
     """
 

@@ -9,7 +9,7 @@ cards) takes the doubtful photos of the others. Weighing each symbol's codes by 
 the temperature (logit adjustment) takes that lean back out. One weight per symbol, shared by
 its colours: the lean is the symbol's (the colour has an expert of its own, the field's
 colour), and 15 numbers are fewer to fit on 2,592 photos than 54 (RULE 39 and RULE 42,
-models/README.md, fiftieth session).
+models/HISTORY.md, fiftieth session).
 
 The weights are fitted on rendered photos only (:func:`fit_symbol_bias`, run by
 ``python -m vision.fused_temperature --bias``), never on real ones.

@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.train.strip import train_strip_classifier
 
     # the wide recipe (twice the printings) trains longer: at 14 epochs its held-out strips
-    # were still rising (models/README.md, forty-fifth session)
+    # were still rising (models/HISTORY.md, forty-fifth session)
     strip = ({"per_class": 6, "styles": 1, "epochs": 1} if args.quick
              else {"per_class": 320, "styles": 16, "epochs": 20 if args.wide else 14})
     model, work = (("strip_classifier_wide", "strip_wide") if args.wide

@@ -128,7 +128,7 @@ def cut_view(corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     quad, :func:`vision.card_locator.rectify`). On rendered cards held close, the whole-card
     reading of such parts (cut on two or three sides) lost about one in five, where the same
     cards read at their true quads lost one in thirty (``synthetic:handheld``,
-    models/README.md)."""
+    models/HISTORY.md)."""
     tl, tr, _, bl = corners.astype(np.float64)
     across, down = tr - tl, bl - tl
     for _ in range(20):

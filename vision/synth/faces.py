@@ -218,7 +218,7 @@ def printing(spec: str) -> UnoStyle:
     ``classic`` is :data:`CLASSIC_UNO`, the look of :func:`canonical_face` (the demo's deck).
 
     WHY: a whole table printed in one deck's look is what deck enrolment adapts to; a printing
-    the classifier never saw is where it has something to adapt (models/README.md, "Deck
+    the classifier never saw is where it has something to adapt (models/HISTORY.md, "Deck
     enrolment")."""
     if spec == "classic":
         return CLASSIC_UNO

@@ -110,7 +110,7 @@ def held_card_photo(code: str, rng: np.random.Generator, size: tuple[int, int] =
 HANDHELD_HEIGHTS = (0.5, 1.55)
 """The card's long side, in frame heights, of ``synthetic:handheld`` (log-uniform): the real
 hand-held webcam photos' cards. WHY: the located card's short side in a quarter of those
-photos (the 109 of 432 on every fourth row of labels.csv, no card code read; models/README.md,
+photos (the 109 of 432 on every fourth row of labels.csv, no card code read; models/HISTORY.md,
 fifty-second session) is 212 to 636 px
 at the 5th to 95th percentiles of a 640-px frame, a long side of about 0.5 to 1.55 frames;
 the ``webcam`` kind draws 0.22 to 1.25 (its median card is less than half the real one's) and
@@ -195,7 +195,7 @@ def _top_in_view(centre: tuple[float, float], half: tuple[float, float], ang: fl
     centred on it.
 
     WHY: people show a webcam a card as they hold a phone, its top end and so its top-left
-    index in view; the real hand-held photos read that corner right in 87% (models/README.md,
+    index in view; the real hand-held photos read that corner right in 87% (models/HISTORY.md,
     fifty-eighth session), while ``handheld``, drawn anywhere, shows it in 55%. A move, not a
     new draw, keeps every other draw of the photo as ``handheld``'s at the same seed."""
     hw, hh = half

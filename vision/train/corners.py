@@ -266,7 +266,7 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
     on this CPU a seed gives the same network every run). A CUDA device is used when torch
     sees one, the crops and their augmentation on it. WHY a seed and a device: one seed moves
     the validation index crops by about 5 points, so recipes are compared over several seeds,
-    and on a lent GPU those runs take minutes (models/README.md, twentieth session)."""
+    and on a lent GPU those runs take minutes (models/HISTORY.md, twentieth session)."""
     import torch
     import torch.nn.functional as F
 
@@ -386,7 +386,7 @@ def quantize_reader(path: Path, crops: list[np.ndarray], size: int, keep: Path) 
 
     WHY: the reader is most of a photo's time (a slow webcam photo read 272 crops in 0.29 s),
     and on this AMD EPYC (AVX-512 VNNI) the 8-bit network reads 68 crops in 24 ms against
-    59 ms (models/README.md, "The 8-bit corner reader"). WHY only Conv and Gemm: with the
+    59 ms (models/HISTORY.md, "The 8-bit corner reader"). WHY only Conv and Gemm: with the
     softmax in 8 bits too, a probability under 1/256 became 0, which the four-turn
     log-average reads as certainty (the rank temperature fitted on it jumped from 0.92 to
     1.54). WHY 7-bit weights (``reduce_range``): a CPU without VNNI may saturate 8-bit

@@ -67,7 +67,7 @@ class CardRecipe:
         Only seed 0 draws no recent details (the reverse symbol as a curled S, numerals whose 1
         has no foot). WHY: seed 0 is also the standard-photo reader's witness and the table
         reader's network, and retrained with the curl it moved the CC BY figures by a new
-        training's luck (thirty-ninth session, models/README.md); the later trainings reach
+        training's luck (thirty-ninth session, models/HISTORY.md); the later trainings reach
         only the photos of one card (the single-card reader and, since RULE 49, plain
         ``cardtable detect``'s UNO check)."""
         stream = () if seed in FIRST_STREAM_SEEDS else (seed,)

@@ -8,7 +8,7 @@ plain surface), at render seeds of their own (``TRAIN_SEED``, ``VAL_SEED``: neve
 tuning seeds 7 and 123 nor the measurement seed 99). Half of the webcam kind's renders and of
 the photos with no card are drawn in real webcam frames of the CC BY set's training split
 (:mod:`vision.synth.real_rooms`; ``ROOM_SHARE``): a mask that had seen only drawn rooms took the
-player and the room of a real frame for card (models/README.md, thirty-sixth session). The
+player and the room of a real frame for card (models/HISTORY.md, thirty-sixth session). The
 rendered card there is lit as the real card it covers: lit at its own brightness, it taught a
 mask that missed the dim real cards (thirty-seventh session). Likewise half of the table kind's
 renders, and half of the other photos with no card, are drawn on real surfaces: the set's phone
@@ -37,7 +37,7 @@ import numpy as np
 INPUT_SIZE = (160, 120)  # (W, H) of the photo the network sees
 TRAIN_SEED, VAL_SEED = 4242, 4343
 # the share of each kind of render: the webcam and close-held kinds are where the classical
-# proposals fail most (models/README.md, "A learned card mask")
+# proposals fail most (models/HISTORY.md, "A learned card mask")
 KINDS = (("near", 0.25), ("webcam", 0.25), ("held", 0.15), ("tinted", 0.1), ("closeup", 0.1),
          ("table", 0.15))
 UNO_SHARE = 0.75
@@ -48,7 +48,7 @@ SURFACE_SHARE = 0.5  # of table renders, and of the photos with no card not in a
 FULL = {"train": 6000, "val": 600, "epochs": 40}
 """40 epochs since the sixty-eighth session (RULE 74; 20 before): the same renders trained twice
 as long fit real cards better (the CC BY held-out webcam frames' best-scored proposals 15 → 18 of
-22, its phone photos' 93 → 98 of 129; models/README.md, "The card mask trained twice as long")."""
+22, its phone photos' 93 → 98 of 129; models/HISTORY.md, "The card mask trained twice as long")."""
 QUICK = {"train": 64, "val": 16, "epochs": 1}
 BATCH = 32
 

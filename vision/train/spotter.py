@@ -312,9 +312,9 @@ def train_spotter(root: Path, runs: Path, steps: int = 12000, batch: int = 16, s
     WHY bfloat16 and channels-last tensors: on the CPU it was chosen on (one with AMX) a step
     took 0.15-0.23 s against 0.39-0.57 s in float32 (a batch of 16), so twice the float32
     recipe's 6,000 steps fit in its time (3,845 s against 4,544 s), and more steps find more
-    indices (on a lent GPU, 18,000 steps against 6,000: models/README.md). A CUDA device is
+    indices (on a lent GPU, 18,000 steps against 6,000: models/HISTORY.md). A CUDA device is
     used when torch sees one (the quick recipe ran so on a lent H200; each batch is drawn on one
-    core, about 0.125 s, which bounds a GPU run of the full recipe: models/README.md)."""
+    core, about 0.125 s, which bounds a GPU run of the full recipe: models/HISTORY.md)."""
     import torch
 
     torch.manual_seed(seed)

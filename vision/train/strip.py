@@ -77,7 +77,7 @@ def face_pool(seed: int, styles: int, classes: Sequence[str] = STRIP_CLASSES, wi
     corner networks read 6s as 0 and 9s as 6, as they read the real photos' 6 and 9 corners
     (nine times in ten); read upright (an index corner always is), their shapes tell them
     apart. Drawn tall or bare only (the plain half keeps the short look), the fanned held-out
-    strips fell to 94% (models/README.md, forty-fifth session).
+    strips fell to 94% (models/HISTORY.md, forty-fifth session).
     Drawn after the plain ones from ``[seed, 2]``, so the plain faces are the same whatever
     ``wide`` is."""
     from vision.synth.faces import (
@@ -205,7 +205,7 @@ def no_index_target(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     to its interior (the field, the oval, the big symbol). WHY: a quad located wrong, or a card
     taken the wrong way round, puts such a patch where the reader looks for an index; the
     corner networks, which had only seen indices, read it as the reverse most often (the
-    smallest white shape), and confidently (RULE 26, models/README.md)."""
+    smallest white shape), and confidently (RULE 26, models/HISTORY.md)."""
     if rng.random() < 0.5:
         return np.ascontiguousarray(np.rot90(face, 1 if rng.random() < 0.5 else 3))
     h, w = face.shape[:2]
