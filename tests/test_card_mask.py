@@ -181,8 +181,14 @@ def test_the_locator_proposes_the_mask_blobs_only_when_asked() -> None:
     assert not any(m == "learned" for m, _, _ in candidates(photo, learned=False))
 
 
-def test_cardtable_train_part_mask_quick_writes_a_loadable_mask(tmp_path: Path) -> None:
-    """A few steps of ``cardtable train --part mask --quick``: a model the runtime loads."""
+@pytest.mark.parametrize(("seed", "name", "command"), [
+    ([], "card_mask", "cardtable train --part mask --quick"),
+    (["--seed", "1"], "card_mask_seed1", "cardtable train --part mask --quick --seed 1"),
+])
+def test_cardtable_train_part_mask_quick_writes_a_loadable_mask(
+        tmp_path: Path, seed: list[str], name: str, command: str) -> None:
+    """A few steps of ``cardtable train --part mask --quick``: a model the runtime loads; a
+    training at another seed goes to a file of its own, never over the shipped mask."""
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from protocol_runner.cli import main
@@ -192,10 +198,12 @@ def test_cardtable_train_part_mask_quick_writes_a_loadable_mask(tmp_path: Path) 
         pytest.skip("the shared CC BY photo set (the mask's real rooms) is not here")
 
     assert main(["train", "--part", "mask", "--quick", "--runs", str(tmp_path),
-                 "--workers", "1"]) == 0
-    model = CardMask.load(tmp_path / "quick" / "card_mask.onnx")
+                 "--workers", "1", *seed]) == 0
+    assert sorted(p.name for p in (tmp_path / "quick").glob("card_mask*")) == \
+        [f"{name}.json", f"{name}.onnx"]
+    model = CardMask.load(tmp_path / "quick" / f"{name}.onnx")
     assert model.predict(np.zeros((48, 64, 3), np.uint8)).shape == (120, 160)
-    meta = json.loads((tmp_path / "quick" / "card_mask.json").read_text())
-    assert meta["command"] == "cardtable train --part mask --quick"
+    meta = json.loads((tmp_path / "quick" / f"{name}.json").read_text())
+    assert meta["command"] == command
     # drawn partly in real webcam frames and on real surfaces of the CC BY training split
     assert meta["room_frames"] > 0 and meta["surface_frames"] > 0

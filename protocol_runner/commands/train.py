@@ -55,7 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "or --part strip --wide (N > 0 writes strip_classifier_wide_seedN.onnx "
                         "from renders of its own; the single-card reader reads seed 1 beside 0), "
                         "or --corners for the rank/suit reader and the index spotter (0 made "
-                        "the shipped ones); compare recipes over several")
+                        "the shipped ones), or --part mask (the same renders; the network's "
+                        "initial weights, batch order and augmentation; 0 made the shipped "
+                        "one); compare recipes over several")
     p.add_argument("--wide", action="store_true",
                    help="--part strip: train strip_classifier_wide.onnx instead, its training "
                         "printings half plain and half wide (heavy, outlined, other typefaces, "
@@ -73,11 +75,11 @@ def run(args: argparse.Namespace) -> int:
     if args.part in ("reader", "spotter") and not args.corners:
         raise ValueError(f"--part {args.part} is a part of the corner models: add --corners")
     if args.seed and not (args.corners
-                          or not args.corners and args.part == "card"
+                          or not args.corners and args.part in ("card", "mask")
                           or args.wide and args.part == "strip"):
         raise ValueError("--seed is the whole-card classifier's (--part card) or the corner "
-                         "models' (--corners), or the wide corner network's (--part strip "
-                         "--wide)")
+                         "models' (--corners), the wide corner network's (--part strip "
+                         "--wide) or the card mask's (--part mask)")
     if args.wide and args.part != "strip":
         raise ValueError("--wide is the corner-strip network's: give --part strip")
     if args.part in ("card", "strip") and args.corners:
@@ -118,8 +120,10 @@ def run(args: argparse.Namespace) -> int:
         from vision.train.corners import DEFAULT_PHOTOS
         from vision.train.mask import train_mask
 
-        mask = train_mask(out / "card_mask.onnx", args.photos or DEFAULT_PHOTOS,
-                          quick=args.quick, epochs=args.epochs, workers=args.workers, log=log)
+        name = f"card_mask_seed{args.seed}.onnx" if args.seed else "card_mask.onnx"
+        mask = train_mask(out / name, args.photos or DEFAULT_PHOTOS,
+                          quick=args.quick, epochs=args.epochs, workers=args.workers, log=log,
+                          seed=args.seed)
         print(f"card mask: validation mask IoU {mask['val_iou_mean']} "
               f"(>0.9 in {mask['val_iou_over_0.9']}) on {mask['val_card_photos']} renders of "
               f"a card; a blob in {mask['val_empty_with_blob']} of {mask['val_empty_photos']} "
