@@ -437,6 +437,8 @@ DARK_CARD = _card((450, 300), (140, 196), 10)
 FACE_UP = _card((180, 300), (140, 196), -5)
 TABLE = (200, 190, 180)
 BACK_SCENE = _scene(TABLE, [(DARK_CARD, (30, 30, 35)), (FACE_UP, (245, 245, 245))])
+AT_EDGE = _card((40, 300), (140, 196), 0)
+EDGE_SCENE = _scene(TABLE, [(AT_EDGE, (30, 30, 35))])
 
 
 @pytest.mark.parametrize(("image", "quad", "least", "most"), [
@@ -445,6 +447,7 @@ BACK_SCENE = _scene(TABLE, [(DARK_CARD, (30, 30, 35)), (FACE_UP, (245, 245, 245)
     (BACK_SCENE, FACE_UP, 0.1, 0.3),                            # a white card on it
     (BACK_SCENE, _card((320, 560), (100, 140), 0), 0.0, 0.03),  # a patch of bare table
     (BACK_SCENE, _card((-300, -300), (50, 70), 0), 0.0, 0.0),   # wholly outside the photo
+    (EDGE_SCENE, AT_EDGE, 0.5, 1.0),                      # cut by the frame: the part in view
 ])
 def test_edge_contrast(image: np.ndarray, quad: np.ndarray, least: float, most: float) -> None:
     assert least <= edge_contrast(image, quad) <= most

@@ -42,6 +42,7 @@ from vision.photo_detect import (
     one_per_code,
     part_of,
     plain_backs,
+    take_in_indices,
 )
 from vision.photo_split import group_of, in_split, in_validation, split_of
 from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader, fuse_suits
@@ -839,3 +840,41 @@ def test_a_card_seen_twice_is_one_card(first: tuple, second: tuple, kept: int) -
         corners = np.concatenate([d.quad for d in found])
         assert all(cv2.pointPolygonTest(out[0].quad.reshape(-1, 1, 2), (float(x), float(y)),
                                         True) >= -0.01 for x, y in corners)
+
+
+CARD = (100, 100, 200, 240)
+"""A card's quad (as a box); an index box of side 20 lies beside it in the cases below."""
+
+
+@pytest.mark.parametrize(("cards", "index", "widened"), [
+    ([("5C", CARD)], _index((195, 110, 215, 140), "5C", 0.8), 0),   # half out: taken in
+    ([("5C", CARD)], _index((205, 110, 225, 140), "5C", 0.4), 0),   # just outside: taken in
+    ([("5C", CARD)], _index((225, 110, 245, 140), "5C", 0.9), None),  # too far: a card apart
+    ([("5C", CARD)], _index((205, 110, 225, 140), "5D", 0.9), None),  # another card's code
+    # a neighbour's index, unsure between its own code and the card's: the neighbour's
+    ([("5C", CARD)], _index((205, 110, 225, 140), "4C", 0.5, ("5C", 0.4)), None),
+    ([("5C", CARD)], _index((205, 110, 225, 140), "5C", 0.25), None),  # too unsure of it
+    ([("5C", CARD)], _index((205, 110, 225, 140), NONE, 0.9), None),  # no index there
+    ([("5C", CARD)], replace(_index((205, 110, 225, 140), "5C", 0.9), score=0.1), None),
+    ([("5C", CARD)], replace(_index((205, 110, 225, 140), "5C", 0.9), kind="back"), None),
+    ([("BACK", CARD)], _index((205, 110, 225, 140), "5C", 0.9), None),  # backs have no index
+    # the index lies on another card found: it is that card's
+    ([("5C", CARD), ("9H", (190, 100, 300, 240))], _index((195, 110, 215, 140), "5C", 0.9),
+     None),
+    # two cards of its code near (two decks): the nearer takes it
+    ([("5C", CARD), ("5C", (236, 100, 336, 240))], _index((205, 110, 225, 140), "5C", 0.9), 0),
+])
+def test_a_card_quad_takes_in_its_index(cards: list, index: Corner, widened: int | None
+                                        ) -> None:
+    from vision.recognise import Detection
+
+    found = [Detection(code, 0.99, _rect(*box)) for code, box in cards]
+    out = take_in_indices(found, [index], CORNER_CLASSES, PAIR_EACH, 0.3)
+    assert [(d.code, d.confidence) for d in out] == [(d.code, d.confidence) for d in found]
+    for i, (before, after) in enumerate(zip(found, out, strict=True)):
+        if i != widened:
+            assert np.array_equal(before.quad, after.quad)
+            continue
+        inside = [*before.quad, *_rect(*index.box)]
+        assert all(cv2.pointPolygonTest(after.quad.reshape(-1, 1, 2), (float(x), float(y)),
+                                        True) >= -0.01 for x, y in inside)

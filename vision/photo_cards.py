@@ -289,17 +289,28 @@ def edge_contrast(image: np.ndarray, quad: np.ndarray, band: float = 0.06,
     It tells a face-down card from empty table where no index says which it is. The gap: an
     outline found by a threshold lies a pixel or two off the card's true edge, and a band
     touching the outline then falls on the card's own rim (:data:`RIM_GAP`)."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     q = np.asarray(quad, np.float32).reshape(4, 2)
     c = q.mean(0)
+    scales = (1 - gap - band, 1 - gap, 1 + gap, 1 + gap + band)
+    polys = [np.round((q - c) * f + c).astype(np.int32) for f in scales]
+    # Only the widest polygon's box of the frame is looked at (a still photo has dozens of
+    # outlines, and four whole-frame masks apiece added up).
+    h, w = image.shape[:2]
+    x0, y0 = np.maximum(polys[-1].min(0), 0)
+    x1, y1 = np.minimum(polys[-1].max(0) + 1, (w, h))
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    gray = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_BGR2GRAY)
+    offset = np.array([x0, y0], np.int32)
 
-    def within(f: float) -> np.ndarray:
+    def within(poly: np.ndarray) -> np.ndarray:
         m = np.zeros(gray.shape, np.uint8)
-        cv2.fillConvexPoly(m, np.round((q - c) * f + c).astype(np.int32), 1)
+        cv2.fillConvexPoly(m, poly - offset, 1)
         return m > 0
 
-    inside = within(1 - gap) & ~within(1 - gap - band)
-    outside = within(1 + gap + band) & ~within(1 + gap)
+    deep, inner, outer, wide = (within(p) for p in polys)
+    inside = inner & ~deep
+    outside = wide & ~outer
     if not inside.any() or not outside.any():
         return 0.0
     return abs(float(gray[inside].mean()) - float(gray[outside].mean())) / 255
