@@ -15,6 +15,7 @@ from vision.photo_cards import (
     CARD_H,
     CARD_W,
     INDEX_CENTRE,
+    MIN_SIDES,
     WORD_CENTRE,
     card_quads,
     cut,
@@ -81,6 +82,19 @@ def test_card_outlines_are_found(name: str, image: np.ndarray, truth: list[np.nd
         assert max((_iou(quad, f.quad) for f in found), default=0.0) > 0.85, name
     if not truth:
         assert found == [], name
+
+
+@pytest.mark.parametrize(("width", "sides", "found"), [
+    (76, MIN_SIDES, True),    # 0.38 of its length: a card foreshortened by a slant
+    (76, 0.42, False),        # the corner reader's training outlines stop at 0.42
+    (100, 0.42, True),
+    (52, MIN_SIDES, False),   # 0.26: a strip, no card
+])
+def test_a_card_seen_at_a_slant_is_thin(width: int, sides: float, found: bool) -> None:
+    quad = _card((320, 300), (width, 200), 12)
+    image = _scene((215, 215, 210), [(quad, (25, 25, 25))])
+    outlines = card_quads(image, sides=sides)
+    assert (max((_iou(quad, f.quad) for f in outlines), default=0.0) > 0.85) == found
 
 
 def _lit(background: tuple[int, int, int], card: tuple[int, int, int], quad: np.ndarray,

@@ -37,6 +37,7 @@ import cv2
 import numpy as np
 
 from protocol_runner.cards import BACK, standard_faces
+from vision.photo_cards import MIN_SIDES
 from vision.pip_suits import fuse_suits
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -96,8 +97,10 @@ the backs' outlines' median 0.24; other outlines' 95th percentile 0.13); measure
 higher, and on the training split 0.15 / 0.2 / 0.25 / 0.3 found 1,232 / 1,232 / 1,231 / 1,230
 of its 1,414 labels with 21 / 18 / 17 / 17 false cards (1,229 and 17 before): the most found
 with no more false cards."""
-PLAIN_ASPECT = 2.6
-"""Most long side over short side of a plain face-down card's outline: a standard card is 1.4, but
+PLAIN_ASPECT = 1 / MIN_SIDES
+"""Most long side over short side of a plain face-down card's outline (1 / 0.35 = 2.86 since
+the eighty-first session's RULE 88, as thin as the outline finder now goes; 2.6 before, for the
+reasons that follow, measured then): a standard card is 1.4, but
 the shared photos are stretched to 640 × 640 and taken at a slant, and single backs there
 measure up to 2.5. On the training split the whole photo reader found 150, 153, 154, 155 of
 the validation groups' 215 labels without the plain-back test and with it at a longest
@@ -852,11 +855,17 @@ def one_per_code(found: Sequence[Any]) -> list[Any]:
     training split 4 of its 24 false cards were this: an outline of a card's inner frame that
     misses its printed indices, with the spotter's pair of those indices just outside it; a
     joker's picture read by its word next to the joker itself; one joker's word spotted as two
-    indices. Face-down cards all share ``BACK`` and stay apart."""
+    indices. Face-down cards all share ``BACK`` and stay apart.
+
+    A face other than the joker is made one also where the two quads merely touch
+    (:func:`_touch`; eighty-first session, RULE 89): the spotter's box of one index lies on the
+    corner of its card's outline, and neither centre need lie in the other (on the training
+    split four cards were each given twice so). Two jokers may lie side by side."""
     kept: list[Any] = []
     for d in sorted(found, key=lambda d: -d.confidence):
         twin = next((i for i, k in enumerate(kept) if k.code == d.code != BACK
-                     and _overlaps(k.quad, d.quad)), None)
+                     and (_overlaps(k.quad, d.quad)
+                          or d.code != "JK" and _touch(k.quad, d.quad))), None)
         if twin is None:
             kept.append(d)
             continue
@@ -1113,6 +1122,12 @@ def _outside(quad: np.ndarray, point: np.ndarray) -> float:
 def _overlaps(a: np.ndarray, b: np.ndarray) -> bool:
     """Two outlines of one card: either one's centre lies inside the other."""
     return _contains(a, b.mean(0)) or _contains(b, a.mean(0))
+
+
+def _touch(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two quads share any area (their convex hulls do)."""
+    hulls = [cv2.convexHull(np.asarray(q, np.float32).reshape(-1, 2)) for q in (a, b)]
+    return cv2.intersectConvexConvex(*hulls)[0] > 0
 
 
 def _centre(box: np.ndarray) -> np.ndarray:

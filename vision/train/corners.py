@@ -111,6 +111,10 @@ READER_MASKS = ("bright5", "bright15", "dark5", "dark15", "white5", "white15", "
 crops were cut from. WHY fixed: the run-time finder has since gained more masks (more outlines
 found); the documented command must still rebuild the shipped reader's data. Widen this with
 the next retrained reader."""
+READER_SIDES = 0.42
+"""The least short-to-long side ratio of those outlines (:data:`vision.photo_cards.MIN_SIDES`
+was 0.42 then; run-time outlines may be thinner since the eighty-first session). Fixed for
+the same reason as :data:`READER_MASKS`."""
 
 
 @dataclass
@@ -156,7 +160,7 @@ def build_crops(root: Path, per_label: int, per_quad: int, rendered: int, negati
             for _ in range(0 if val else per_label * (3 if names[k] == "JK" else 1)):
                 out.add(names[k], corner_crop(image, jitter_box(box, rng),
                                               float(rng.uniform(0, 360)), rng.random() < 0.5))
-        for found in card_quads(image, masks=READER_MASKS):
+        for found in card_quads(image, masks=READER_MASKS, sides=READER_SIDES):
             for _ in range(1 if val else per_quad):
                 quad = found.quad
                 if not val:
