@@ -839,8 +839,7 @@ class PhotoReader:
             if len(group) == 1:
                 quad = _box_quad(_grow(group[0].box, 1.2))
             else:
-                pts = np.concatenate([_box_quad(c.box) for c in group]).astype(np.float32)
-                quad = _order(cv2.boxPoints(cv2.minAreaRect(pts)))
+                quad = _around([_box_quad(c.box) for c in group])
             out.append(Detection(self.classes[k], conf, quad, probs=dist))
         out.sort(key=lambda d: -d.confidence)
         return out
@@ -869,8 +868,7 @@ def one_per_code(found: Sequence[Any]) -> list[Any]:
         if twin is None:
             kept.append(d)
             continue
-        pts = np.concatenate([kept[twin].quad, d.quad]).astype(np.float32)
-        kept[twin] = replace(kept[twin], quad=_order(cv2.boxPoints(cv2.minAreaRect(pts))))
+        kept[twin] = replace(kept[twin], quad=_around([kept[twin].quad, d.quad]))
     return kept
 
 
@@ -883,32 +881,27 @@ def take_in_indices(found: Sequence[Any], corners: Sequence[Corner], classes: Se
     rectangle around both (as :func:`one_per_code` joins two readings of one card). Codes,
     confidences and the cards found stay as they are.
 
-    WHY (eighty-first session, RULE 86): a card's quad is where it lies, and its printed index
+    WHY (eighty-first session, RULE 87): a card's quad is where it lies, and its printed index
     is part of it. A card read from an outline or a locator proposal cut short (a finger across
     its end, the frame's edge, a rim found a little inside) can leave one of its own indices
     just outside its quad, where the spotter finds it and reads the card's code; a caller that
     asks which card lies at that index (a zone, a hand, the scoring of a labelled photo) would
     get none. On the CC BY training split: 4 such indices of 1,414. WHY its likeliest code, not
-    just ``each`` of it (RULE 87): an index of a neighbouring card read unsure between its own
-    code and the card's widened the card over that neighbour (models/HISTORY.md)."""
+    just ``each`` of it: an index of a neighbouring card read unsure between its own code and
+    the card's widened the card over that neighbour (RULE 86, withdrawn; models/HISTORY.md)."""
     out = list(found)
-    spots = [c for c in corners if c.kind == "index" and c.probs is not None
-             and c.score >= least]
-    for c in spots:
-        centre = _centre(c.box)
-        if any(_contains(d.quad, centre) for d in out):
+    for c in corners:
+        if c.kind != "index" or c.probs is None or c.score < least \
+                or float(c.probs.max()) < each:
             continue
-        reach = _size(c.box)
-        top = classes[int(np.argmax(c.probs))]
-        if top == NONE or float(c.probs.max()) < each:
+        top, centre = classes[int(np.argmax(c.probs))], _centre(c.box)
+        if top == NONE or any(_contains(d.quad, centre) for d in out):
             continue
         near = [(gap, i) for i, d in enumerate(out)
-                if d.code == top and (gap := _outside(d.quad, centre)) <= reach]
-        if not near:
-            continue
-        i = min(near)[1]
-        pts = np.concatenate([out[i].quad, _box_quad(c.box)]).astype(np.float32)
-        out[i] = replace(out[i], quad=_order(cv2.boxPoints(cv2.minAreaRect(pts))))
+                if d.code == top and (gap := _outside(d.quad, centre)) <= _size(c.box)]
+        if near:
+            i = min(near)[1]
+            out[i] = replace(out[i], quad=_around([out[i].quad, _box_quad(c.box)]))
     return out
 
 
@@ -1128,6 +1121,13 @@ def _touch(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether two quads share any area (their convex hulls do)."""
     hulls = [cv2.convexHull(np.asarray(q, np.float32).reshape(-1, 2)) for q in (a, b)]
     return cv2.intersectConvexConvex(*hulls)[0] > 0
+
+
+def _around(quads: Sequence[np.ndarray]) -> np.ndarray:
+    """The least rectangle around ``quads``, its corners ordered (:func:`_order`): one card's
+    quad from several sightings of it."""
+    pts = np.concatenate([np.asarray(q, np.float32).reshape(-1, 2) for q in quads])
+    return _order(cv2.boxPoints(cv2.minAreaRect(pts)))
 
 
 def _centre(box: np.ndarray) -> np.ndarray:
