@@ -248,6 +248,40 @@ def test_a_plain_outline_with_no_index_is_a_face_down_card(
         np.testing.assert_allclose(got[0].quad.mean(0), quad.mean(0), atol=1.0)
 
 
+@pytest.mark.parametrize(("face", "backs"), [
+    ((90, 130), 1),  # the face-up card's size
+    ((64, 92), 1),  # a face-up card farther from the camera: the back twice its area (RULE 91)
+    ((62, 90), 1),  # 2.1 times its area, within 1 / PLAIN_SIZE (2.22)
+    ((52, 75), 0),  # three times its area: a table's patch, not a card of this photo
+    ((150, 210), 0),  # a third of its area: a piece of something, not a card
+])
+def test_a_plain_face_down_card_may_be_twice_a_face_up_cards_area(
+        face: tuple[int, int], backs: int) -> None:
+    """In a phone photo taken at a slant a card near the camera covers twice the area of one
+    far from it (training split IMG_7814 and IMG_7816): a plain back is sized against the
+    face-up cards within :data:`PLAIN_SIZE`, looser than other face-down cards' ``BACK_SIZE``."""
+    from vision.recognise import Detection
+
+    img, quad = _table_with_card(30, (90, 130), 200)
+    found = [Detection("7H", 0.99, cv2.boxPoints(
+        ((90, 90), (face[0] * 1.15, face[1] * 1.15), 0.0)).astype(np.float32))]
+    assert [d.code for d in plain_backs(img, [(quad, 0.0)], found)] == ["BACK"] * backs
+
+
+@needs_models
+@needs_photos
+@pytest.mark.parametrize("stem", ["IMG_7814_JPG", "IMG_7816_JPG"])
+def test_a_face_down_card_near_the_camera_is_found(photo_reader: PhotoReader,
+                                                   stem: str) -> None:
+    """Training-split photos (models/HISTORY.md, RULE 91): a plain black back near the camera
+    covers about twice the area of the face-up card farther off, and is found."""
+    image, labels = _photo(stem)
+    found = photo_reader.detect(image)
+    backs = [(x, y) for c, x, y in labels if c == "BACK"]
+    assert sum(any(d.code == "BACK" and _contains(d, x, y) for d in found)
+               for x, y in backs) == len(backs)
+
+
 @needs_models
 @pytest.mark.parametrize(("left", "backs"), [
     (200, 1),  # a plain white card lying wholly in view

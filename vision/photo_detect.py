@@ -118,6 +118,13 @@ PLAIN_VIEW = (100, 140)
 PLAIN_CONFIDENCE = 0.9
 """The confidence of a plain face-down card: of the outlines the tests keep on the training
 split, 14 of 16 lie on a labelled back."""
+PLAIN_SIZE = 0.45
+"""A plain face-down card's outline is between this and its inverse times the median area of the
+face-up cards' outlines (:data:`BACK_SIZE` for the others). WHY looser: in a phone photo taken
+at a slant a card near the camera covers twice the area of one far from it, and a plain card
+already shows what a card is (one colour, a strong edge, a card's shape). Chosen on the
+training split (RULE 91, models/HISTORY.md): 0.6 / 0.5 / 0.45 / 0.4 found 18 / 19 / 20 / 20 of
+its 39 face-down cards with 17 false cards each."""
 OUTLINE_CODES = frozenset(c.code for c in standard_faces()) - {"JK"}
 """The codes an outline's index corners may be read as: the 52 faces, not the joker. WHY: the
 reader learned ``JK`` only from the labelled word "Joker" (this deck prints moons and stars in
@@ -944,7 +951,7 @@ def plain_backs(image: np.ndarray, blank: Sequence[tuple[np.ndarray, float]],
     :func:`face_down`): one colour inside (:data:`PLAIN_STD`), a strong edge against the table
     (:data:`PLAIN_EDGE`), a card's shape (:data:`PLAIN_ASPECT`) and size in the photo
     (:data:`PLAIN_AREA`), lying on none of the cards ``found`` and sized like the face-up ones
-    when there are (:data:`BACK_SIZE`), as ``BACK`` detections at :data:`PLAIN_CONFIDENCE`.
+    when there are (:data:`PLAIN_SIZE`), as ``BACK`` detections at :data:`PLAIN_CONFIDENCE`.
 
     WHY: a deck with plain backs (the shared photos' black deck) shows nothing the whole-card
     classifier learned as a back, and a photo of face-down cards alone gives :func:`face_down`
@@ -960,7 +967,7 @@ def plain_backs(image: np.ndarray, blank: Sequence[tuple[np.ndarray, float]],
     out: list[Any] = []
     for quad in shaped:
         if any(_overlaps(quad, d.quad) for d in [*found, *out]) \
-                or not _apart_and_card_sized(quad, faces, ref):
+                or not _apart_and_card_sized(quad, faces, ref, PLAIN_SIZE):
             continue
         if _plain_std(grey, quad) <= PLAIN_STD and edge_contrast(image, quad) >= PLAIN_EDGE:
             out.append(Detection(BACK, PLAIN_CONFIDENCE, _order(quad)))
@@ -996,14 +1003,16 @@ def _face_area(faces: Sequence[Any]) -> float | None:
     return float(np.median(areas)) / OUTLINE_GROW ** 2
 
 
-def _apart_and_card_sized(quad: np.ndarray, faces: Sequence[Any], ref: float | None) -> bool:
+def _apart_and_card_sized(quad: np.ndarray, faces: Sequence[Any], ref: float | None,
+                          size: float = BACK_SIZE) -> bool:
     """Whether an outline overlaps none of the face-up cards ``faces`` and, when their median
-    outline area ``ref`` is known, lies within :data:`BACK_SIZE` of it: the tests a face-down
-    card or a joker (neither read by its corners) must pass to be a whole card of this photo."""
+    outline area ``ref`` is known, lies within ``size`` of it (:data:`BACK_SIZE`; a plain
+    face-down card's is :data:`PLAIN_SIZE`): the tests a face-down card or a joker (neither read
+    by its corners) must pass to be a whole card of this photo."""
     if any(_overlaps(quad, d.quad) for d in faces):
         return False
     area = float(cv2.contourArea(quad.astype(np.float32)))
-    return ref is None or BACK_SIZE * ref <= area <= ref / BACK_SIZE
+    return ref is None or size * ref <= area <= ref / size
 
 
 def _pair(named: Sequence[Corner], classes: Sequence[str], least: float, each: float
