@@ -253,7 +253,7 @@ def test_a_plain_outline_with_no_index_is_a_face_down_card(
     ((64, 92), 1),  # a face-up card farther from the camera: the back twice its area (RULE 91)
     ((62, 90), 1),  # 2.1 times its area, within 1 / PLAIN_SIZE (2.22)
     ((52, 75), 0),  # three times its area: a table's patch, not a card of this photo
-    ((150, 210), 0),  # a third of its area: a piece of something, not a card
+    ((150, 210), 0),  # 0.37 times its area: a piece of something, not a card
 ])
 def test_a_plain_face_down_card_may_be_twice_a_face_up_cards_area(
         face: tuple[int, int], backs: int) -> None:
