@@ -17,6 +17,7 @@ from vision.evaluate import (
     _contains,
     _label_path,
     evaluate_scenes,
+    evaluate_yolo,
     format_report,
     quad_error,
     read_names,
@@ -95,6 +96,40 @@ def test_report_summary_and_text() -> None:
     assert "per-card accuracy: 50.0000%" in text and "7R->1R x1" in text
     assert "layouts read with no error: 1/2" in text
     assert "median_cpu_ms_per_image" not in s and "CPU per image" not in text
+    json.dumps(s)
+
+
+@pytest.mark.parametrize(("kinds", "expected"), [
+    # photo -> its scene kind; per kind [cards, found, detections, false] (None: not reported)
+    ({"a": "one", "b": "one", "c": "two"}, {"one": [2, 1, 2, 1], "two": [0, 0, 1, 1]}),
+    ({"a": "one", "b": "two", "c": "two"}, {"one": [1, 1, 1, 0], "two": [1, 0, 2, 2]}),
+    ({"a": "one", "b": "one", "c": "one"}, None),  # one kind: the totals say it all
+    (None, None),  # not asked for
+])
+def test_a_yolo_set_is_counted_by_scene_kind(tmp_path: Path, kinds: dict[str, str] | None,
+                                             expected: dict[str, list[int]] | None) -> None:
+    """Three photos, a reader that sees one 7H filling each: a's labelled 7H is found, b's 2S
+    is missed and its 7H false, c has no label and its 7H is false."""
+    import cv2
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "data.yaml").write_text("names: [7H, 2S]\n")
+    for name, label in (("a", "0 0.5 0.5 0.1 0.1\n"), ("b", "1 0.5 0.5 0.1 0.1\n"), ("c", "")):
+        cv2.imwrite(str(tmp_path / "images" / f"{name}.png"), np.full((40, 40, 3), 90, np.uint8))
+        (tmp_path / "labels" / f"{name}.txt").write_text(label)
+    whole = np.float32([[0, 0], [39, 0], [39, 39], [0, 39]])
+    rep = evaluate_yolo(tmp_path, None, detect=lambda image: [Detection("7H", 0.9, whole)],
+                        kind_of=None if kinds is None else (lambda path: kinds[path.stem]))
+    s = rep.summary()
+    assert (s["cards"], s["cards_right"], s["detections"], s["false_cards"]) == (2, 1, 3, 2)
+    if expected is None:
+        assert "by_scene_kind" not in s and "by scene kind" not in format_report(s)
+        return
+    assert {k: [v["cards"], v["cards_right"], v["detections"], v["false_cards"]]
+            for k, v in s["by_scene_kind"].items()} == expected
+    n, r, d, f = expected["two"]
+    assert f"two {r}/{n} found" in format_report(s) and f"{f}/{d} false" in format_report(s)
     json.dumps(s)
 
 

@@ -44,7 +44,7 @@ from vision.photo_detect import (
     plain_backs,
     take_in_indices,
 )
-from vision.photo_split import group_of, in_split, in_validation, split_of
+from vision.photo_split import group_of, in_split, in_validation, scene_kind, split_of
 from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader, fuse_suits
 from vision.still_detect import is_standard_set, still_detector
 from vision.synth.faces import render_standard
@@ -72,6 +72,7 @@ needs_photos = pytest.mark.skipif(not (PHOTOS / "data.yaml").is_file(),
 ])
 def test_photos_are_grouped_by_scene(name: str, group: str) -> None:
     assert group_of(name) == group
+    assert scene_kind(name) == group.split("-")[0]
 
 
 def test_split_is_by_group_and_deterministic() -> None:

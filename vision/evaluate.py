@@ -67,6 +67,9 @@ class Report:
     """(confidence, right) per detection, for the reliability table (:mod:`vision.calibration`):
     a detection of a YOLO set or a scene is right when it is a labelled card with its code, the
     one detection of a ``labels.csv`` photo when it has the photo's code."""
+    scenes: dict[str, list[int]] = field(default_factory=dict)
+    """Per kind of scene of a YOLO set (:func:`vision.photo_split.scene_kind`, when asked for):
+    [labelled cards, found, detections, false cards]."""
     misses: Counter[str] = field(default_factory=Counter)
     """Missed labels of a YOLO set by the stage that lost them (:mod:`vision.photo_misses`),
     when asked for (``cardtable eval --misses``)."""
@@ -98,6 +101,10 @@ class Report:
         if self.scored:
             conf, right = zip(*self.scored, strict=True)
             out["calibration"] = reliability(conf, right).to_json()
+        if len(self.scenes) > 1:
+            out["by_scene_kind"] = {
+                k: {"cards": n, "cards_right": r, "detections": d, "false_cards": f}
+                for k, (n, r, d, f) in sorted(self.scenes.items())}
         if self.misses:
             out["missed_by_stage"] = dict(self.misses.most_common())
         if self.cpu_ms:
@@ -130,6 +137,12 @@ def format_report(summary: dict[str, Any]) -> str:
         lines.append(f"  with the protocol prior: {summary['prior_card_accuracy']:.4%} of cards, "
                      f"{summary['prior_layout_rate']:.2%} of layouts, "
                      f"{summary['prior_flagged']} cards flagged")
+    if "by_scene_kind" in summary:
+        lines.append("  by scene kind: " + "; ".join(
+            f"{k} {v['cards_right']}/{v['cards']} found"
+            + (f" ({v['cards_right'] / v['cards']:.1%})" if v["cards"] else "")
+            + f", {v['false_cards']}/{v['detections']} false"
+            for k, v in summary["by_scene_kind"].items()))
     if "missed_by_stage" in summary:
         lines.append("  missed labels by stage: " + ", ".join(
             f"{stage} {n}" for stage, n in summary["missed_by_stage"].items()))
@@ -239,12 +252,14 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
                   keep: Callable[[Path], bool] | None = None,
                   explain: Callable[[np.ndarray, Sequence[tuple[str, float, float]]],
                                     list[str]] | None = None,
-                  resize: tuple[int, int] | None = None) -> Report:
+                  resize: tuple[int, int] | None = None,
+                  kind_of: Callable[[Path], str] | None = None) -> Report:
     """``detect`` replaces :func:`detect_still` (e.g. :mod:`vision.photo_detect` for photos
     without the mat); ``keep`` selects images (e.g. the held-out split of a set); ``explain``
     names the stage that lost each missed label (:func:`vision.photo_misses.miss_explainer`),
     after the photo's timing; ``resize`` = (w, h) reads every photo at that size
-    (:func:`vision.photo_size.resized`, before the timing)."""
+    (:func:`vision.photo_size.resized`, before the timing); ``kind_of`` names each photo's kind
+    of scene, counted apart (:attr:`Report.scenes`)."""
     names = read_names(root / "data.yaml")
     images = sorted(p for p in (root / "images").rglob("*") if p.suffix.lower() in
                     {".jpg", ".jpeg", ".png", ".bmp", ".webp"}) if (root / "images").is_dir() \
@@ -283,6 +298,11 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
         labelled = [any(d.code == code and _contains(d, x, y) for code, x, y in labels)
                     for d in dets]
         rep.false_cards += labelled.count(False)
+        if kind_of is not None:
+            tally = rep.scenes.setdefault(kind_of(path), [0, 0, 0, 0])
+            found = sum(t == r for t, r in rep.pairs[len(rep.pairs) - len(labels):])
+            for i, v in enumerate((len(labels), found, len(dets), labelled.count(False))):
+                tally[i] += v
         rep.scored.extend((float(d.confidence), ok) for d, ok in zip(dets, labelled, strict=True))
         if progress and rep.images % 50 == 0:
             progress(f"{rep.images} images")

@@ -34,6 +34,14 @@ def group_of(name: str) -> str:
     return "file-" + stem.split(".rf.")[0]
 
 
+def scene_kind(name: str) -> str:
+    """The kind of scene of a photo file name: ``burst`` (timestamped phone bursts), ``series``
+    (numbered phone photos), ``webcam`` (a card held to a webcam) or ``file`` (any other name).
+    WHY: the kinds fail differently (a hand-held card's blur, a slanted table's small indices),
+    so ``cardtable eval`` reports found and false cards by kind as well as in all."""
+    return group_of(name).split("-", 1)[0]
+
+
 def split_of(name: str) -> str:
     """``"test"`` for one scene group in :data:`HELD_OUT_EVERY`, else ``"train"``."""
     digest = hashlib.sha1(group_of(name).encode()).digest()

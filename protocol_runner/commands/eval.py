@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         rep = evaluate_scenes(reader, args.count, args.seed or EVAL_SEED_BASE, args.deck or "uno",
                               args.fanned, progress=progress, printing=args.printing)
     elif target.is_dir():
+        from vision.photo_split import scene_kind
         from vision.still_detect import photo_options
 
         detect, keep = photo_options(target, reader, args.photos, args.split)
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
             explain = miss_explainer(PhotoReader.load(cards=reader.classifier))
         rep = evaluate_yolo(target, reader, args.limit, progress, detect, keep, explain,
-                            args.resize)
+                            args.resize, kind_of=lambda path: scene_kind(path.name))
     elif target.is_file() and target.suffix.lower() == ".csv":
         from vision.still_detect import still_detector
 
