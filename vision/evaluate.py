@@ -286,9 +286,10 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
         rep.cpu_ms.append(1000 * (time.process_time() - start))
         rep.images += 1
         rep.detections += len(dets)
-        missed = []
+        missed, found = [], 0
         for code, x, y in labels:
             ok = any(d.code == code and _contains(d, x, y) for d in dets)
+            found += ok
             inside = [d.code for d in dets if _contains(d, x, y)]
             rep.pairs.append((code, code if ok else (inside[0] if inside else MISSED)))
             if not ok and not inside:
@@ -300,7 +301,6 @@ def evaluate_yolo(root: Path, reader: TableReader, limit: int | None = None,
         rep.false_cards += labelled.count(False)
         if kind_of is not None:
             tally = rep.scenes.setdefault(kind_of(path), [0, 0, 0, 0])
-            found = sum(t == r for t, r in rep.pairs[len(rep.pairs) - len(labels):])
             for i, v in enumerate((len(labels), found, len(dets), labelled.count(False))):
                 tally[i] += v
         rep.scored.extend((float(d.confidence), ok) for d, ok in zip(dets, labelled, strict=True))
