@@ -23,6 +23,7 @@ from vision.evaluate import (
     read_names,
     read_yolo_labels,
     scene_errors,
+    trained_codes,
 )
 from vision.recognise import Detection
 
@@ -99,6 +100,20 @@ def test_report_summary_and_text() -> None:
     json.dumps(s)
 
 
+def _three_photos(root: Path) -> np.ndarray:
+    """A YOLO set of three 40-pixel photos at ``root``: a labels a 7H, b a 2S, c nothing; the
+    quad of a card filling a photo."""
+    import cv2
+
+    (root / "images").mkdir()
+    (root / "labels").mkdir()
+    (root / "data.yaml").write_text("names: [7H, 2S]\n")
+    for name, label in (("a", "0 0.5 0.5 0.1 0.1\n"), ("b", "1 0.5 0.5 0.1 0.1\n"), ("c", "")):
+        cv2.imwrite(str(root / "images" / f"{name}.png"), np.full((40, 40, 3), 90, np.uint8))
+        (root / "labels" / f"{name}.txt").write_text(label)
+    return np.float32([[0, 0], [39, 0], [39, 39], [0, 39]])
+
+
 @pytest.mark.parametrize(("kinds", "expected"), [
     # photo -> its scene kind; per kind [cards, found, detections, false] (None: not reported)
     ({"a": "one", "b": "one", "c": "two"}, {"one": [2, 1, 2, 1], "two": [0, 0, 1, 1]}),
@@ -110,15 +125,7 @@ def test_a_yolo_set_is_counted_by_scene_kind(tmp_path: Path, kinds: dict[str, st
                                              expected: dict[str, list[int]] | None) -> None:
     """Three photos, a reader that sees one 7H filling each: a's labelled 7H is found, b's 2S
     is missed and its 7H false, c has no label and its 7H is false."""
-    import cv2
-
-    (tmp_path / "images").mkdir()
-    (tmp_path / "labels").mkdir()
-    (tmp_path / "data.yaml").write_text("names: [7H, 2S]\n")
-    for name, label in (("a", "0 0.5 0.5 0.1 0.1\n"), ("b", "1 0.5 0.5 0.1 0.1\n"), ("c", "")):
-        cv2.imwrite(str(tmp_path / "images" / f"{name}.png"), np.full((40, 40, 3), 90, np.uint8))
-        (tmp_path / "labels" / f"{name}.txt").write_text(label)
-    whole = np.float32([[0, 0], [39, 0], [39, 39], [0, 39]])
+    whole = _three_photos(tmp_path)
     rep = evaluate_yolo(tmp_path, None, detect=lambda image: [Detection("7H", 0.9, whole)],
                         kind_of=None if kinds is None else (lambda path: kinds[path.stem]))
     s = rep.summary()
@@ -245,3 +252,29 @@ def test_scene_errors_name_each_fault(spoil: dict[str, Any], kinds: list[str]) -
 def test_scene_errors_without_a_view() -> None:
     scene, dets, matched, _ = _scene_and_view()
     assert [e["kind"] for e in scene_errors(scene, dets, matched, None)] == ["no view"]
+
+
+@pytest.mark.parametrize(("trained", "expected"), [
+    # photos the readers train on -> the groups of the labels of all three photos [cards, found]
+    ({"a"}, {"one, code trained on": [1, 1], "one, code not trained on": [1, 0]}),
+    ({"b"}, {"one, code not trained on": [1, 1], "one, code trained on": [1, 0]}),
+    ({"a", "b"}, {"one, code trained on": [2, 1]}),
+    (set(), {"one, code not trained on": [2, 1]}),
+    ({"c"}, {"one, code not trained on": [2, 1]}),  # c holds no label
+])
+def test_a_yolo_set_is_counted_by_whether_its_codes_were_trained_on(
+        tmp_path: Path, trained: set[str], expected: dict[str, list[int]]) -> None:
+    """The photos of the last test, one kind of scene: a's 7H found, b's 2S missed."""
+    whole = _three_photos(tmp_path)
+    group = trained_codes(tmp_path, lambda path: "one", lambda path: path.stem in trained)
+    rep = evaluate_yolo(tmp_path, None, detect=lambda image: [Detection("7H", 0.9, whole)],
+                        code_group=group)
+    s = rep.summary()
+    assert {k: [v["cards"], v["cards_right"]] for k, v in s["by_code_group"].items()} == expected
+    assert all(f"{k} {r}/{n}" in format_report(s) for k, (n, r) in expected.items())
+    json.dumps(s)
+
+
+def test_no_code_group_is_reported_unless_asked_for(tmp_path: Path) -> None:
+    s = Report("test", pairs=[("7H", "7H")], detections=1, images=1).summary()
+    assert "by_code_group" not in s and "by code group" not in format_report(s)

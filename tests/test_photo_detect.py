@@ -44,7 +44,14 @@ from vision.photo_detect import (
     plain_backs,
     take_in_indices,
 )
-from vision.photo_split import group_of, in_split, in_validation, scene_kind, split_of
+from vision.photo_split import (
+    group_of,
+    in_split,
+    in_validation,
+    scene_kind,
+    split_of,
+    trained_on,
+)
 from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader, fuse_suits
 from vision.still_detect import is_standard_set, still_detector
 from vision.synth.faces import render_standard
@@ -99,6 +106,15 @@ def _series_photo(split: str, validation: bool) -> str:
 ])
 def test_in_split(photo: tuple[str, bool], split: str, expected: bool) -> None:
     assert in_split(_series_photo(*photo), split) is expected
+
+
+@pytest.mark.parametrize(("photo", "trained"), [
+    (("train", False), True),  # the readers train on it
+    (("train", True), False),  # a validation group: fits their temperatures, never trained on
+    (("test", False), False),  # held out
+])
+def test_trained_on(photo: tuple[str, bool], trained: bool) -> None:
+    assert trained_on(_series_photo(*photo)) is trained
 
 
 @pytest.mark.parametrize("split", ["validation", "held-out", ""])

@@ -55,6 +55,12 @@ def in_validation(name: str) -> bool:
     return hashlib.sha1(("val" + group_of(name)).encode()).digest()[0] % 10 == 0
 
 
+def trained_on(name: str) -> bool:
+    """Whether the corner networks train on the photo ``name``: the training split less its
+    validation groups (:mod:`vision.train.corners`)."""
+    return split_of(name) == "train" and not in_validation(name)
+
+
 def in_split(name: str, split: str) -> bool:
     """Whether the photo ``name`` belongs to ``split`` (``train``, ``test``, ``val``: the training
     split's validation groups, where the model card's rules measure, or ``all``)."""

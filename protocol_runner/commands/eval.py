@@ -58,7 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", choices=SPLITS, default="all",
                    help="YOLO folder: only the photos of this split of vision/photo_split.py "
                         "(test = held out from `cardtable train --corners`; val = the "
-                        "training split's validation groups, never trained on)")
+                        "training split's validation groups, never trained on); with test or "
+                        "val the labels are also counted by whether the readers trained on "
+                        "their code in that kind of scene")
     p.set_defaults(handler=run)
 
 
@@ -103,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
         rep = evaluate_scenes(reader, args.count, args.seed or EVAL_SEED_BASE, args.deck or "uno",
                               args.fanned, progress=progress, printing=args.printing)
     elif target.is_dir():
-        from vision.photo_split import scene_kind
+        from vision.evaluate import trained_codes
+        from vision.photo_split import scene_kind, trained_on
         from vision.still_detect import photo_options
 
         detect, keep = photo_options(target, reader, args.photos, args.split)
@@ -117,8 +120,14 @@ def run(args: argparse.Namespace) -> int:
             from vision.photo_misses import miss_explainer
 
             explain = miss_explainer(PhotoReader.load(cards=reader.classifier))
+        def kind_of(path: Path) -> str:
+            return scene_kind(path.name)
+
+        # held-out photos: also by whether the readers trained on the code in that kind of scene
+        codes = trained_codes(target, kind_of, lambda path: trained_on(path.name)) \
+            if args.split in ("test", "val") and detect is not None else None
         rep = evaluate_yolo(target, reader, args.limit, progress, detect, keep, explain,
-                            args.resize, kind_of=lambda path: scene_kind(path.name))
+                            args.resize, kind_of=kind_of, code_group=codes)
     elif target.is_file() and target.suffix.lower() == ".csv":
         from vision.still_detect import still_detector
 
