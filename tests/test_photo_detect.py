@@ -53,6 +53,7 @@ from vision.photo_split import (
     trained_on,
 )
 from vision.pip_suits import DEFAULT_PIP_MODEL, PipSuitReader, fuse_suits
+from vision.recognise import Detection
 from vision.still_detect import is_standard_set, still_detector
 from vision.synth.faces import render_standard
 
@@ -315,6 +316,72 @@ def test_a_blank_outline_cut_by_the_frame_is_no_face_down_card(photo_reader: Pho
     cv2.rectangle(img, (left, 150), (left + 110, 310), (235, 235, 235), -1)
     found, _ = photo_reader.cards_and_indices(img)
     assert [d.code for d in found] == ["BACK"] * backs
+
+
+FACE_UP = Detection("7H", 0.99, np.float32([[480, 140], [606, 140], [606, 324], [480, 324]]))
+"""A face-up card found at the right of the photos below, the size of the card drawn there."""
+
+
+@needs_models
+@pytest.mark.parametrize(("left", "heat", "centre", "found", "backs"), [
+    # a plain white card on a green table; a face-down peak of the spotter at ``centre``
+    (0, 0.4, (55, 230), [FACE_UP], 1),  # cut by the frame (no back by RULE 70), a faint peak
+    (200, 0.3, (255, 230), [FACE_UP], 1),  # wholly in view, at the least heat (``min_score``)
+    (0, 0.29, (55, 230), [FACE_UP], 0),  # below it
+    (0, None, None, [FACE_UP], 0),  # no peak
+    (0, 0.4, (400, 230), [FACE_UP], 0),  # the peak on the table, beside the card
+    (0, 0.4, (55, 230), [], 0),  # no other card found in the photo
+    (-1, 0.4, (55, 230), [FACE_UP], 0),  # a card with a UNO face's oval and numeral
+])
+def test_a_faint_face_down_peak_in_a_plain_outline_beside_cards_found_is_a_back(
+        photo_reader: PhotoReader, left: int, heat: float | None,
+        centre: tuple[int, int] | None, found: list[Detection], backs: int) -> None:
+    """RULE 96 (eighty-third session): in a photo where cards were found, the spotter's
+    face-down peak under ``back_score`` and a plain card outline with no index are witnesses of
+    one face-down card together; ``left`` -1: the card at 0 with a red oval and a numeral."""
+    img = np.full((480, 640, 3), (40, 110, 40), np.uint8)
+    img += np.random.default_rng(0).integers(0, 6, img.shape, dtype=np.uint8)
+    cv2.rectangle(img, (max(left, 0), 150), (max(left, 0) + 110, 310), (235, 235, 235), -1)
+    if left < 0:
+        cv2.ellipse(img, (55, 230), (40, 65), 30, 0, 360, (30, 30, 200), -1)
+        cv2.putText(img, "7", (30, 265), cv2.FONT_HERSHEY_SIMPLEX, 3, (235, 235, 235), 8)
+        left = 0
+    peaks = [] if centre is None else \
+        [Corner(np.float32([centre[0] - 20, centre[1] - 20, centre[0] + 20, centre[1] + 20]),
+                heat, "back")]
+    backs_found = photo_reader.faint_backs(img, found, peaks)
+    assert [d.code for d in backs_found] == ["BACK"] * backs
+    assert all(d.confidence == heat and d.quad[:, 0].min() <= left + 2 for d in backs_found)
+
+
+@needs_models
+def test_a_faint_peak_inside_a_card_found_is_not_read_again(photo_reader: PhotoReader) -> None:
+    img = np.full((480, 640, 3), (40, 110, 40), np.uint8)
+    cv2.rectangle(img, (200, 150), (310, 310), (235, 235, 235), -1)
+    card = Detection("BACK", 0.9, np.float32([[195, 145], [315, 145], [315, 315], [195, 315]]))
+    peak = Corner(np.float32([235, 210, 275, 250]), 0.4, "back")
+    assert photo_reader.faint_backs(img, [card], [peak]) == []
+
+
+@needs_models
+@needs_photos
+@pytest.mark.parametrize("stem", ["IMG_7801_JPG", "IMG_7802_JPG"])
+def test_a_back_with_a_faint_edge_or_cut_by_the_frame_is_found_by_its_faint_peak(
+        photo_reader: PhotoReader, stem: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validation-group photos (models/HISTORY.md, RULE 96): a black back whose edge against a
+    dark table is too faint for :func:`plain_backs` (IMG_7801), and one the photo's frame cuts
+    (IMG_7802), each beside other backs found; the spotter gives each a face-down peak under
+    ``back_score``."""
+    image, labels = _photo(stem)
+    backs = [(x, y) for c, x, y in labels if c == "BACK"]
+
+    def found() -> int:
+        cards = photo_reader.detect(image)
+        return sum(any(d.code == "BACK" and _contains(d, x, y) for d in cards) for x, y in backs)
+
+    with_rule = found()
+    monkeypatch.setattr(PhotoReader, "faint_backs", lambda self, *args: [])
+    assert with_rule == found() + 1
 
 
 @needs_models

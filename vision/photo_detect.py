@@ -549,10 +549,59 @@ class PhotoReader:
             _go_on()
             read = self.read_corners(image, rest)
             found = one_per_code(whole + self.cards(read))
-            return take_in_indices(found, read, self.classes, self.min_each,
-                                   self.min_score), read
+            found = take_in_indices(found, read, self.classes, self.min_each, self.min_score)
+            return one_per_code(found + self.faint_backs(image, found, read)), read
         finally:
             _STOP.reset(token)
+
+    def faint_backs(self, image: np.ndarray, found: Sequence[Any], corners: Sequence[Corner]
+                    ) -> list[Any]:
+        """Plain face-down cards, in a photo where cards were ``found``, where a faint
+        face-down peak of the spotter (``corners`` of kind ``back`` at ``min_score`` or more,
+        in none of the cards found: under ``back_score``) lies inside a card outline of the
+        photo (:func:`vision.photo_cards.card_quads`: whole, piece of a region, or cut by the
+        photo's frame) that shows no index at its corners (:data:`BACK_MAX_INDEX`), is of one
+        colour inside (:data:`PLAIN_STD`), overlaps no card found and is sized like the
+        face-up ones where there are some (:data:`PLAIN_SIZE`), as ``BACK`` at the outline,
+        at the peak's heat.
+
+        WHY (eighty-third session, RULE 96): the peak stands in for the two tests of
+        :func:`plain_backs` that a plain back can fail while plainly being one: a strong edge
+        against the table (a black back on a dark table) and lying wholly in view (RULE 70:
+        an outline the frame cuts is a wall panel's shape as much as a card's). Neither
+        witness is enough alone: a peak under ``back_score`` lies on too many things (heat 0.2
+        found 5 of the training split's backs for 12 false ones), and a plain outline with no
+        index may be a patch of wall or table. On the validation groups (backs the spotter
+        never trained on) two backs were found this way, none false on the training split.
+        WHY only beside cards found (RULES 93 and 95, without it, failed): a UNO face held
+        alone, where the photo reader finds nothing, drew faint peaks on parts of one colour
+        and was answered ``BACK``; a faint peak is evidence that a scene of cards makes
+        likelier. The outlines are found again only in a photo that has such a peak."""
+        from vision.photo_cards import card_quads, cut, index_squares
+        from vision.recognise import Detection
+
+        peaks = [c for c in corners if c.kind == "back" and c.score >= self.min_score
+                 and not any(_contains(d.quad, _centre(c.box)) for d in found)]
+        if not found or not peaks:
+            return []
+        ref = _face_area([d for d in found if d.code != BACK])
+        cand = [(o.quad, max(c.score for c in peaks if _contains(o.quad, _centre(c.box))))
+                for o in card_quads(image, split=True)
+                if any(_contains(o.quad, _centre(c.box)) for c in peaks)
+                and _apart_and_card_sized(o.quad, found, ref, PLAIN_SIZE)]
+        if not cand:
+            return []
+        none = self.classes.index(NONE)
+        probs = self.classifier.classify(
+            [cut(image, sq, CORNER_SIZE) for q, _ in cand for sq in index_squares(q)]
+        ).reshape(len(cand), 4, len(self.classes))
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        out: list[Any] = []
+        for (quad, heat), p in zip(cand, probs, strict=True):
+            if 1 - p[:, none].min() <= BACK_MAX_INDEX and _plain_std(grey, quad) <= PLAIN_STD \
+                    and not any(_overlaps(quad, d.quad) for d in out):
+                out.append(Detection(BACK, float(heat), _order(quad)))
+        return out
 
     def read_outlines(self, image: np.ndarray) -> list[Any]:
         """Cards found as whole outlines (:mod:`vision.photo_cards`) and read at both index
