@@ -120,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
             from vision.photo_misses import miss_explainer
 
             explain = miss_explainer(PhotoReader.load(cards=reader.classifier))
+
         def kind_of(path: Path) -> str:
             return scene_kind(path.name)
 
