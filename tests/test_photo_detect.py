@@ -349,7 +349,8 @@ def test_a_faint_face_down_peak_in_a_plain_outline_beside_cards_found_is_a_back(
     peaks = [] if centre is None else \
         [Corner(np.float32([centre[0] - 20, centre[1] - 20, centre[0] + 20, centre[1] + 20]),
                 heat, "back")]
-    backs_found = photo_reader.faint_backs(img, found, peaks)
+    _, blank = photo_reader.read_outlines(img)
+    backs_found = photo_reader.faint_backs(img, found, peaks, blank)
     assert [d.code for d in backs_found] == ["BACK"] * backs
     assert all(d.confidence == heat and d.quad[:, 0].min() <= left + 2 for d in backs_found)
 
@@ -360,7 +361,7 @@ def test_a_faint_peak_inside_a_card_found_is_not_read_again(photo_reader: PhotoR
     cv2.rectangle(img, (200, 150), (310, 310), (235, 235, 235), -1)
     card = Detection("BACK", 0.9, np.float32([[195, 145], [315, 145], [315, 315], [195, 315]]))
     peak = Corner(np.float32([235, 210, 275, 250]), 0.4, "back")
-    assert photo_reader.faint_backs(img, [card], [peak]) == []
+    assert photo_reader.faint_backs(img, [card], [peak], photo_reader.read_outlines(img)[1]) == []
 
 
 @needs_models
@@ -672,7 +673,7 @@ def test_a_card_merged_with_another_region_is_read_from_its_piece(
     assert not any(_contains_point(_grown(q), p) for q in plain for p in points)
     assert any(d.code == code and _contains(d, x, y)
                for d in photo_reader.detect(image) for x, y in points)
-    outlines = photo_reader.read_outlines(image)
+    outlines, _ = photo_reader.read_outlines(image)
     assert all(any(d.code == c and _contains(d, x, y) for c, x, y in labels) for d in outlines)
 
 
@@ -841,7 +842,7 @@ def test_greyscale_photos_need_a_surer_reading(photo_reader: PhotoReader, stem: 
     misreadings, it does not end them."""
     image, _ = _photo(stem)
     assert greyscale(image) is (stem != "IMG_20220921_195500")
-    assert (code in [d.code for d in photo_reader.read_outlines(image)]) is read
+    assert (code in [d.code for d in photo_reader.read_outlines(image)[0]]) is read
 
 
 @needs_models

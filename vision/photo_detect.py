@@ -542,7 +542,7 @@ class PhotoReader:
         try:
             with ThreadPoolExecutor(1, thread_name_prefix="index-spotter") as pool:
                 spots = pool.submit(self.spot, image)
-                whole = self.read_outlines(image)
+                whole, blank = self.read_outlines(image)
                 _go_on()
                 rest = [c for c in spots.result()
                         if not any(_contains(d.quad, _centre(c.box)) for d in whole)]
@@ -550,20 +550,19 @@ class PhotoReader:
             read = self.read_corners(image, rest)
             found = one_per_code(whole + self.cards(read))
             found = take_in_indices(found, read, self.classes, self.min_each, self.min_score)
-            return one_per_code(found + self.faint_backs(image, found, read)), read
+            return one_per_code(found + self.faint_backs(image, found, read, blank)), read
         finally:
             _STOP.reset(token)
 
-    def faint_backs(self, image: np.ndarray, found: Sequence[Any], corners: Sequence[Corner]
-                    ) -> list[Any]:
+    def faint_backs(self, image: np.ndarray, found: Sequence[Any], corners: Sequence[Corner],
+                    blank: Sequence[np.ndarray]) -> list[Any]:
         """Plain face-down cards, in a photo where cards were ``found``, where a faint
         face-down peak of the spotter (``corners`` of kind ``back`` at ``min_score`` or more,
-        in none of the cards found: under ``back_score``) lies inside a card outline of the
-        photo (:func:`vision.photo_cards.card_quads`: whole, piece of a region, or cut by the
-        photo's frame) that shows no index at its corners (:data:`BACK_MAX_INDEX`), is of one
-        colour inside (:data:`PLAIN_STD`), overlaps no card found and is sized like the
-        face-up ones where there are some (:data:`PLAIN_SIZE`), as ``BACK`` at the outline,
-        at the peak's heat.
+        in none of the cards found: under ``back_score``) lies inside one of the whole outlines
+        with no index, ``blank`` (:meth:`read_outlines`, wholly in view or cut by the frame),
+        that is of one colour inside (:data:`PLAIN_STD`), overlaps no card found and is sized
+        like the face-up ones where there are some (:data:`PLAIN_SIZE`), as ``BACK`` at the
+        outline, at the peak's heat.
 
         WHY (eighty-third session, RULE 96): the peak stands in for the two tests of
         :func:`plain_backs` that a plain back can fail while plainly being one: a strong edge
@@ -576,49 +575,40 @@ class PhotoReader:
         WHY only beside cards found (RULES 93 and 95, without it, failed): a UNO face held
         alone, where the photo reader finds nothing, drew faint peaks on parts of one colour
         and was answered ``BACK``; a faint peak is evidence that a scene of cards makes
-        likelier. The outlines are found again only in a photo that has such a peak."""
-        from vision.photo_cards import card_quads, cut, index_squares
+        likelier."""
         from vision.recognise import Detection
 
         peaks = [c for c in corners if c.kind == "back" and c.score >= self.min_score
                  and not any(_contains(d.quad, _centre(c.box)) for d in found)]
-        if not found or not peaks:
+        if not found or not peaks or not blank:
             return []
         ref = _face_area([d for d in found if d.code != BACK])
-        cand = [(o.quad, max(c.score for c in peaks if _contains(o.quad, _centre(c.box))))
-                for o in card_quads(image, split=True)
-                if any(_contains(o.quad, _centre(c.box)) for c in peaks)
-                and _apart_and_card_sized(o.quad, found, ref, PLAIN_SIZE)]
-        if not cand:
-            return []
-        none = self.classes.index(NONE)
-        probs = self.classifier.classify(
-            [cut(image, sq, CORNER_SIZE) for q, _ in cand for sq in index_squares(q)]
-        ).reshape(len(cand), 4, len(self.classes))
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         out: list[Any] = []
-        for (quad, heat), p in zip(cand, probs, strict=True):
-            if 1 - p[:, none].min() <= BACK_MAX_INDEX and _plain_std(grey, quad) <= PLAIN_STD \
-                    and not any(_overlaps(quad, d.quad) for d in out):
+        for quad in blank:
+            heat = max((c.score for c in peaks if _contains(quad, _centre(c.box))), default=0.0)
+            if heat and _apart_and_card_sized(quad, [*found, *out], ref, PLAIN_SIZE) \
+                    and _plain_std(grey, quad) <= PLAIN_STD:
                 out.append(Detection(BACK, float(heat), _order(quad)))
         return out
 
-    def read_outlines(self, image: np.ndarray) -> list[Any]:
-        """Cards found as whole outlines (:mod:`vision.photo_cards`) and read at both index
-        corners (:func:`read_quad`), times the whole-card classifier's reading of the rectified
-        face (:meth:`whole_card`, weight :data:`WHOLE_WEIGHT`); below ``min_card_confidence`` an
-        outline is still its card when both corners read that code on their own
-        (:func:`corners_agree`). The pips of an outline read as a card (:meth:`pip_suits`)
+    def read_outlines(self, image: np.ndarray) -> tuple[list[Any], list[np.ndarray]]:
+        """(cards, the whole outlines with no index, :data:`BACK_MAX_INDEX`, for
+        :meth:`faint_backs`). Cards found as whole outlines (:mod:`vision.photo_cards`) and read at
+        both index corners (:func:`read_quad`), times the whole-card classifier's reading of the
+        rectified face (:meth:`whole_card`, weight :data:`WHOLE_WEIGHT`); below
+        ``min_card_confidence`` an outline is still its card when both corners read that code on
+        their own (:func:`corners_agree`). The pips of an outline read as a card (:meth:`pip_suits`)
         settle spade against club and heart against diamond (:data:`PIP_FLOOR`,
         :data:`PIP_COURT_FLOOR`). In a greyscale photo an outline's code must reach
-        :data:`GREY_CONFIDENCE`. An outline not read as a card may be a joker
-        (:meth:`jokers`: by its word, never by its corners, :data:`OUTLINE_CODES`) or, with no
-        index and wholly in the photo, a face-down card (:func:`face_down`,
-        :func:`plain_backs`; sixty-sixth session, RULE 70: an outline the frame cuts is the
-        frame's shape as much as the thing's, and a face-down card has no index to confirm it:
-        at their camera's 4:3, the CC BY webcam frames' white wall panel, cut by the frame,
-        made 29 of the training split's webcam group's 31 false cards); any other is dropped,
-        and of two readings of one card (an outline inside another) the more confident stays.
+        :data:`GREY_CONFIDENCE`. An outline not read as a card may be a joker (:meth:`jokers`: by
+        its word, never by its corners, :data:`OUTLINE_CODES`) or, with no index and wholly in the
+        photo, a face-down card (:func:`face_down`, :func:`plain_backs`; sixty-sixth session, RULE
+        70: an outline the frame cuts is the frame's shape as much as the thing's, and a face-down
+        card has no index to confirm it: at their camera's 4:3, the CC BY webcam frames' white wall
+        panel, cut by the frame, made 29 of the training split's webcam group's 31 false cards); any
+        other is dropped, and of two readings of one card (an outline inside another) the more
+        confident stays.
 
         Then the pieces of regions cut at two notches (:func:`vision.photo_cards.card_quads`
         with ``split``: cards that touch each other, or merge with the background or a hand)
@@ -641,15 +631,15 @@ class PhotoReader:
         found += self.read_quads(image, more, least)[0]
         found += self.jokers(image, unread, found)
         h, w = image.shape[:2]
-        blank = [(q, p) for q, p in blank if clear_of_edge(q, w, h)]  # wholly in view
-        found += face_down(image, blank, found)
-        found += plain_backs(image, blank, found)
+        in_view = [(q, p) for q, p in blank if clear_of_edge(q, w, h)]  # wholly in view
+        found += face_down(image, in_view, found)
+        found += plain_backs(image, in_view, found)
         found.sort(key=lambda d: -d.confidence)
         kept: list[Any] = []
         for d in found:
             if not any(_overlaps(d.quad, k.quad) for k in kept):
                 kept.append(d)
-        return kept
+        return kept, [q for q, _ in blank]
 
     def read_quads(self, image: np.ndarray, quads: Sequence[np.ndarray], least: float,
                    backs: bool = False
