@@ -61,6 +61,18 @@ def trained_on(name: str) -> bool:
     return split_of(name) == "train" and not in_validation(name)
 
 
+def left_out_webcam(name: str) -> bool:
+    """Whether the photo ``name`` lies in a webcam run that the leave-codes-out screen of the
+    corner reader's recipe (:mod:`vision.train.leave_out`) leaves out of training: about half
+    the webcam runs the readers train on (:func:`trained_on`), by SHA-1 of the group.
+
+    WHY: a webcam run is one card, so every held-out webcam label is a code the readers never
+    saw held to the webcam; leaving half the trained runs out makes the same gap on photos
+    that recipes may be judged on, where the held-out split may not be used."""
+    return (scene_kind(name) == "webcam" and trained_on(name)
+            and hashlib.sha1(("leave" + group_of(name)).encode()).digest()[0] % 2 == 0)
+
+
 def in_split(name: str, split: str) -> bool:
     """Whether the photo ``name`` belongs to ``split`` (``train``, ``test``, ``val``: the training
     split's validation groups, where the model card's rules measure, or ``all``)."""

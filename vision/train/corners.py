@@ -130,7 +130,8 @@ class CropSet:
 
 
 def build_crops(root: Path, per_label: int, per_quad: int, rendered: int, negatives: int,
-                seed: int = 0, log: Log = print) -> dict[str, CropSet]:
+                seed: int = 0, log: Log = print,
+                skip: Callable[[str], bool] | None = None) -> dict[str, CropSet]:
     """Crops of the training split (``train``) and of its validation groups (``val``, cut once,
     unjittered): labelled indices cut as the spotter's boxes would be (``per_label`` copies,
     jittered, turned any way and mirrored half the time: the spotter finds indices at every
@@ -138,11 +139,13 @@ def build_crops(root: Path, per_label: int, per_quad: int, rendered: int, negati
     (:mod:`vision.photo_cards`, ``per_quad`` copies with the outline's corners jittered), crops
     of empty table (``none``), and about ``rendered`` crops of rendered cards
     (:mod:`vision.synth.index_crops`: MIT scans and drawn indices, every angle and camera
-    fault), which teach the glyphs where two real decks would teach the scenes."""
+    fault), which teach the glyphs where two real decks would teach the scenes. Photos whose
+    name ``skip`` is true of are left out (:mod:`vision.train.leave_out`)."""
     names = _names(root)
     rng = np.random.default_rng(seed)
     sets = {"train": CropSet(), "val": CropSet()}
-    for n, image_path in enumerate(train_images(root)):
+    images = [p for p in train_images(root) if skip is None or not skip(p.name)]
+    for n, image_path in enumerate(images):
         image = cv2.imread(str(image_path))
         if image is None:
             continue
@@ -335,6 +338,14 @@ def _export_reader(net: Any, size: int, out: Path) -> None:
                       dynamo=False)
 
 
+def write_description(meta_path: Path, factors: list[dict], seed: int) -> None:
+    """The classifier JSON of a reader just trained (:func:`train_reader`'s ``factors``), its
+    temperatures still 1 (:func:`calibrate_classifier` fits them)."""
+    meta_path.write_text(json.dumps({"classes": list(CORNER_CLASSES), "input_size": READER_SIZE,
+                                     "crop_size": CORNER_SIZE, "turns": READER_TURNS,
+                                     "seed": seed, "factors": factors}, indent=1))
+
+
 def calibrate_classifier(meta_path: Path, val: CropSet) -> dict:
     """Fit each factor's softmax temperature on the real crops of the validation groups (of the
     training split; never trained on) and measure the combined top-1 there; rewrites the JSON."""
@@ -477,10 +488,7 @@ def train_corners(out_dir: Path, runs: Path, photos: Path = DEFAULT_PHOTOS, quic
         f"validation ({time.time() - t1:.0f} s)")
     factors = train_reader(sets, out_dir, READER_SIZE, epochs or int(r["cls_epochs"]), log,
                            seed)
-    meta_path.write_text(json.dumps({"classes": list(CORNER_CLASSES), "input_size": READER_SIZE,
-                                     "crop_size": CORNER_SIZE, "turns": READER_TURNS,
-                                     "seed": seed, "factors": factors},
-                                    indent=1))
+    write_description(meta_path, factors, seed)
     # the float network's temperatures, kept for its 8-bit copy: refitted on the 8-bit one,
     # the whole photo reader found 1,189 of the training split's 1,414 labels, kept 1,193
     # (the float reader: 1,197)
