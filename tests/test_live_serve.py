@@ -45,6 +45,14 @@ def _state(url: str) -> dict:
         return json.load(answer)
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """Run in the server's process before it starts: Ctrl-C's default disposition. WHY: a shell
+    that starts a job in the background without job control (``cmd &`` in a script, as some CI
+    wrappers do) starts it with SIGINT ignored, and its children inherit that; the server then
+    stops on SIGINT (uvicorn catches it) but cannot exit with Ctrl-C's code."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_serve_reads_a_live_stream_and_journals_from_the_camera_thread(tmp_path: Path) -> None:
     frames = _demo_frames(12.0)
     journal = tmp_path / "game.sqlite"
@@ -53,7 +61,8 @@ def test_serve_reads_a_live_stream_and_journals_from_the_camera_thread(tmp_path:
         server = subprocess.Popen(
             [sys.executable, "-m", "protocol_runner.cli", "serve", "--camera", camera.url,
              "--port", "0", "--setup", str(DEMO / "game.jsonl"), "--journal", str(journal)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+            preexec_fn=_ctrl_c_as_in_a_terminal)
         try:
             url = None
             for line in server.stdout:  # type: ignore[union-attr]
