@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -107,6 +108,21 @@ def test_a_folder_without_the_photos_is_a_clear_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--out", str(tmp_path / "out"), "--photos", str(tmp_path)]) == 2
     assert "no data.yaml" in capsys.readouterr().err
+
+
+def test_a_set_with_no_webcam_run_left_out_is_a_clear_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "data.yaml").write_text("names: ['2C', 'BACK']\n")
+    for folder in ("images", "labels"):
+        (tmp_path / folder).mkdir()
+    # a phone photo the readers train on: never left out
+    name = next(n for m in range(60) if trained_on((n := f"IMG_20220921_19{m:02d}15_jpg.rf.x")
+                                                   + ".jpg"))
+    cv2.imwrite(str(tmp_path / "images" / f"{name}.jpg"), np.zeros((64, 64, 3), np.uint8))
+    (tmp_path / "labels" / f"{name}.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    assert main(["--out", str(tmp_path / "out"), "--photos", str(tmp_path)]) == 2
+    assert "no labelled webcam index is left out" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.evaluate import read_names
 from vision.photo_detect import CornerClassifier, corner_crop
 from vision.photo_split import left_out_webcam
 from vision.train.corners import (
@@ -34,7 +35,6 @@ from vision.train.corners import (
     QUICK,
     READER_SIZE,
     Log,
-    _names,
     build_crops,
     calibrate_classifier,
     train_images,
@@ -51,7 +51,7 @@ of a run taken in a dim room (about one or two a run), which the shipped reader 
 def left_out_crops(root: Path) -> list[tuple[str, np.ndarray]]:
     """(code, crop) of every labelled index (not ``BACK``) of the left-out webcam runs, cut as
     the detector's box would be (:func:`vision.photo_detect.corner_crop`), unjittered."""
-    names = _names(root)
+    names = read_names(root / "data.yaml")
     out = []
     for path in train_images(root):
         if not left_out_webcam(path.name):
@@ -91,6 +91,9 @@ def screen(out: Path, photos: Path = DEFAULT_PHOTOS, epochs: int = 10, seed: int
     does), read the left-out crops, and write the figures into the JSON under ``left_out``."""
     if not (photos / "data.yaml").is_file():
         raise OSError(f"{photos}: no data.yaml; the screen needs the CC BY photos (--photos)")
+    left = left_out_crops(photos)
+    if not left:
+        raise ValueError(f"{photos}: no labelled webcam index is left out; is this the CC BY set?")
     if any(importlib.util.find_spec(name) is None for name in ("torch", "onnx")):
         raise OSError("the screen trains a network: pip install -e '.[train]'")
     recipe = QUICK if quick else FULL
@@ -99,9 +102,6 @@ def screen(out: Path, photos: Path = DEFAULT_PHOTOS, epochs: int = 10, seed: int
     sets = build_crops(photos, int(recipe["per_label"]), int(recipe["per_quad"]),
                        int(recipe["rendered"]), int(recipe["negatives"]), log=log,
                        skip=left_out_webcam)
-    left = left_out_crops(photos)
-    if not left:
-        raise ValueError(f"{photos}: no labelled webcam index is left out; is this the CC BY set?")
     meta_path = out / "corner_classifier.json"
     write_description(meta_path, train_reader(sets, out, READER_SIZE, epochs, log, seed), seed)
     meta = calibrate_classifier(meta_path, sets["val"])
