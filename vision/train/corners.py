@@ -33,6 +33,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.evaluate import read_names
 from vision.photo_cards import card_quads, cut, index_squares
 from vision.photo_detect import CORNER_CLASSES, CORNER_SIZE, NONE, corner_crop, part_of
 from vision.photo_split import in_validation, split_of
@@ -42,12 +43,6 @@ DEFAULT_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "datase
     "playing-cards-photos-cc-by"
 
 Log = Callable[[str], None]
-
-
-def _names(root: Path) -> list[str]:
-    from vision.evaluate import read_names
-
-    return read_names(root / "data.yaml")
 
 
 def yolo_boxes(root: Path, image: Path) -> list[tuple[int, float, float, float, float]]:
@@ -141,7 +136,7 @@ def build_crops(root: Path, per_label: int, per_quad: int, rendered: int, negati
     (:mod:`vision.synth.index_crops`: MIT scans and drawn indices, every angle and camera
     fault), which teach the glyphs where two real decks would teach the scenes. Photos whose
     name ``skip`` is true of are left out (:mod:`vision.train.leave_out`)."""
-    names = _names(root)
+    names = read_names(root / "data.yaml")
     rng = np.random.default_rng(seed)
     sets = {"train": CropSet(), "val": CropSet()}
     images = [p for p in train_images(root) if skip is None or not skip(p.name)]
