@@ -96,10 +96,17 @@ def video_timeline(frames: Iterable[Any], fps: float,
 
 
 def live_timeline(frames: Iterable[Any]) -> Iterator[Item]:
+    """A camera's frames timed from the first; closing it closes the source (the camera's
+    reading thread stops and the capture is released)."""
     start = None
-    for frame in frames:
-        start = frame.timestamp if start is None else start
-        yield FrameItem(frame.image, frame.timestamp - start, frame.index)
+    try:
+        for frame in frames:
+            start = frame.timestamp if start is None else start
+            yield FrameItem(frame.image, frame.timestamp - start, frame.index)
+    finally:
+        from vision.sources import close_source
+
+        close_source(frames)
 
 
 # ---- the two stages the pipeline drives --------------------------------------------------------
@@ -282,6 +289,9 @@ class Pipeline:
                           "with `cardtable resume`")
         finally:
             self.finished = True
+            from vision.sources import close_source
+
+            close_source(self.timeline)  # a live source's camera thread stops, its capture freed
             if self.recorder is not None:
                 self.recorder.close()
             self._changed()

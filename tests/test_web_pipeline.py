@@ -147,3 +147,23 @@ def test_undecodable_video_is_refused_before_serving(tmp_path: Path,
     assert main(["replay", str(tmp_path), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "cannot decode this video" in err and "Traceback" not in err
+
+
+def test_a_stopped_live_pipeline_releases_its_camera(tmp_path: Path) -> None:
+    """Stopping the dashboard's pipeline closes its frame source in the pipeline's thread, so
+    the camera is released before `cardtable serve` exits (a capture thread still reading at
+    exit crashed the process)."""
+    from protocol_runner.pipeline import live_timeline
+    from tests.test_sources import _write_video, paced
+    from vision.sources import live_frames
+
+    path = tmp_path / "long.avi"
+    _write_video(path, 60)
+    cams, opener = paced(30)
+    frames = live_frames(str(path), opener=opener)  # type: ignore[arg-type]
+    pipeline = Pipeline(live_timeline(frames), make_game(None), mode="live", speed=None)
+    pipeline.start()
+    assert pipeline.join(0.3) is False, "the camera is still being read"
+    pipeline.stop()
+    assert pipeline.finished and pipeline.frames_seen > 0
+    assert cams[0].released.is_set()

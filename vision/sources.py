@@ -188,11 +188,29 @@ def _every_live_frame(target: int | str, retries: int, retry_delay: float,
         cap.release()
 
 
+def close_source(frames: object) -> None:
+    """Close a frame source that can be closed (the generators of :func:`open_source`): a live
+    source's reading thread stops and its capture is released before this returns. WHY: a
+    ``for`` loop over a generator does not close it, and a capture thread still reading while
+    the program exits can crash it (``cardtable serve`` stopped by Ctrl-C, CI of the
+    eighty-eighth session)."""
+    close = getattr(frames, "close", None)
+    if callable(close):
+        close()
+
+
+CLOSE_WAIT = 5.0
+"""Seconds closing a live source waits for its reading thread to release the capture (it
+notices the close after its next frame, a frame period; a stalled stream may take longer, and
+the thread, a daemon, is then left behind)."""
+
+
 def _newest_of(frames: Iterator[Frame]) -> Iterator[Frame]:
     """``frames`` pumped by a thread of their own; each ``next`` waits for and gives the newest
     frame not yet given. The source's end, or its error (no camera, lost for good), comes after
     the last frame it gave. Closing this generator stops the thread, which closes ``frames``
-    (and so releases the capture) in the thread that reads them."""
+    (and so releases the capture) in the thread that reads them, and waits for that
+    (:data:`CLOSE_WAIT`)."""
     ready = threading.Condition()
     newest: list[Frame] = []  # at most one: the frame not yet given
     ended: list[BaseException | None] = []  # once the source ends: its error, or None
@@ -230,6 +248,9 @@ def _newest_of(frames: Iterator[Frame]) -> Iterator[Frame]:
             yield frame
     finally:
         stop.set()
+        # the capture is released before the reader goes on (or the program exits): a
+        # thread left inside OpenCV's read while Python shuts down can crash the process
+        thread.join(CLOSE_WAIT)
 
 
 def open_source(spec: int | str | Path, **live_options: object) -> Iterator[Frame]:

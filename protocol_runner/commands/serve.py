@@ -85,8 +85,6 @@ def run(args: argparse.Namespace) -> int:
 def first_frame_checked(frames: Iterator[Any]) -> Iterator[Any]:
     """Read the first frame now, so that a missing camera or an unreadable source is a clear
     error before the dashboard starts, not a message on a page nobody has opened yet."""
-    import itertools
-
     try:
         import cv2
 
@@ -97,7 +95,17 @@ def first_frame_checked(frames: Iterator[Any]) -> Iterator[Any]:
         first = next(frames)
     except StopIteration:
         raise OSError("the camera source gave no frame at all") from None
-    return itertools.chain([first], frames)
+
+    from vision.sources import close_source
+
+    def then_the_rest() -> Iterator[Any]:  # closing it closes the source
+        try:
+            yield first
+            yield from frames
+        finally:
+            close_source(frames)
+
+    return then_the_rest()
 
 
 def run_dashboard(build: Callable[[], Any], args: argparse.Namespace, initial: Any = None,
