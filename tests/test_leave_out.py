@@ -128,6 +128,7 @@ def test_a_set_with_no_webcam_run_left_out_is_a_clear_error(
 @pytest.mark.parametrize(("argv", "message"), [
     (["--out", str(ROOT / "models")], "would replace the shipped reader"),
     (["--out", "x", "--epochs", "0"], "--epochs must be at least 1"),
+    (["--out", "x", "--precision", "float16"], "invalid choice: 'float16'"),
 ])
 def test_bad_arguments_are_refused(argv: list[str], message: str,
                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -309,12 +309,18 @@ def test_the_reader_trainer_exports_what_the_reader_loads(tmp_path: Path) -> Non
     assert probs.shape == (2, len(CORNER_CLASSES))
 
 
-@pytest.mark.parametrize(("first", "second", "same"), [(0, 0, True), (0, 1, False)])
-def test_the_reader_seed_decides_the_network(tmp_path: Path, first: int, second: int,
-                                             same: bool) -> None:
-    """One seed gives one network (the shipped reader is seed 0's), another seed another:
-    what lets recipes be compared over seeds (`cardtable train --corners --part reader
-    --seed N`)."""
+@pytest.mark.parametrize(("first", "second", "same"), [
+    ((0, "float32"), (0, "float32"), True),
+    ((0, "float32"), (1, "float32"), False),
+    ((0, "bfloat16"), (0, "bfloat16"), True),
+    ((0, "float32"), (0, "bfloat16"), False),  # another precision is another recipe
+])
+def test_the_reader_seed_and_precision_decide_the_network(
+        tmp_path: Path, first: tuple[int, str], second: tuple[int, str], same: bool) -> None:
+    """One seed and precision give one network (the shipped reader is seed 0's in float32),
+    another seed or precision another: what lets recipes be compared over seeds
+    (`cardtable train --corners --part reader --seed N`) and screens within one precision
+    (`python -m vision.train.leave_out --precision bfloat16`). Either exports a float32 ONNX."""
     pytest.importorskip("torch")
     import onnxruntime as ort
 
@@ -327,11 +333,23 @@ def test_the_reader_seed_decides_the_network(tmp_path: Path, first: int, second:
         crops.add(code, rng.integers(0, 256, (CORNER_SIZE, CORNER_SIZE, 3), dtype=np.uint8))
     x = rng.random((4, 3, READER_SIZE, READER_SIZE), dtype=np.float32)
     outputs = []
-    for n, seed in enumerate((first, second)):
-        train_reader({"train": crops}, tmp_path / str(n), READER_SIZE, 1, lambda _: None, seed)
+    for n, (seed, precision) in enumerate((first, second)):
+        train_reader({"train": crops}, tmp_path / str(n), READER_SIZE, 1, lambda _: None, seed,
+                     precision)
         session = ort.InferenceSession(str(tmp_path / str(n) / READER_FILE))
+        assert session.get_inputs()[0].type == "tensor(float)"
         outputs.append(session.run(None, {"images": x})[0])
     assert np.array_equal(outputs[0], outputs[1]) == same
+
+
+def test_an_unknown_precision_is_refused_before_training(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from vision.train.corners import READER_SIZE, CropSet, train_reader
+
+    with pytest.raises(ValueError, match="unknown precision 'float16'"):
+        train_reader({"train": CropSet()}, tmp_path, READER_SIZE, 1, lambda _: None, 0,
+                     "float16")
+    assert not list(tmp_path.iterdir())
 
 
 def _graph(path: Path) -> tuple[list[str], set[str], set[str]]:

@@ -259,8 +259,12 @@ def _augment_batch(x: Any, gen: Any) -> Any:
     return x.clamp(0, 1)
 
 
+PRECISIONS = ("float32", "bfloat16")
+"""What the reader's training computes in (:func:`train_reader`); the shipped reader: float32."""
+
+
 def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int,
-                 log: Log = print, seed: int = 0) -> list[dict]:
+                 log: Log = print, seed: int = 0, precision: str = "float32") -> list[dict]:
     """Train the rank and suit heads together; export them as one float32 ONNX into
     ``out_dir`` (:func:`_export_reader`); returns their entries of the classifier JSON.
 
@@ -268,11 +272,21 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
     on this CPU a seed gives the same network every run). A CUDA device is used when torch
     sees one, the crops and their augmentation on it. WHY a seed and a device: one seed moves
     the validation index crops by about 5 points, so recipes are compared over several seeds,
-    and on a lent GPU those runs take minutes (models/HISTORY.md, twentieth session)."""
+    and on a lent GPU those runs take minutes (models/HISTORY.md, twentieth session).
+
+    ``precision`` "bfloat16" runs the network's forward pass under ``torch.autocast`` with
+    channels-last tensors, as the spotter trains (:mod:`vision.train.spotter`); the weights,
+    the augmentation and the loss stay float32. WHY: on a CPU with AMX (this one) a step of 128
+    crops takes about 170 ms against 460 ms, so a screen of several seeds fits one session; it
+    is a different recipe, so it is compared only with screens in the same precision."""
     import torch
     import torch.nn.functional as F
 
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}: use one of {', '.join(PRECISIONS)}")
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    half = precision == "bfloat16"
+    layout = torch.channels_last if half else torch.contiguous_format
     torch.manual_seed(seed)
     gen = torch.Generator(device=device).manual_seed(seed)
     ranks, suits = factor_classes("rank"), factor_classes("suit")
@@ -281,7 +295,7 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
     yr = torch.tensor([ranks.index(part_of(c, "rank")) for c in train.codes], device=device)
     ys = torch.tensor([suits.index(s) if (s := part_of(c, "suit")) else -100
                        for c in train.codes], device=device)
-    net = _network(len(ranks), len(suits)).to(device)
+    net = _network(len(ranks), len(suits)).to(device, memory_format=layout)
     batch = 128
     steps = epochs * ((len(x) + batch - 1) // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -293,7 +307,10 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
         total = torch.zeros((), device=device)  # summed where the loss is: no sync a step
         for i in range(0, len(x), batch):
             idx = order[i:i + batch]
-            r, s = net(_augment_batch(x[idx], gen))
+            xb = _augment_batch(x[idx], gen).contiguous(memory_format=layout)
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=half):
+                r, s = net(xb)
+            r, s = r.float(), s.float()
             loss = F.cross_entropy(r, yr[idx]) + F.cross_entropy(s, ys[idx], ignore_index=-100)
             opt.zero_grad()
             loss.backward()
@@ -302,7 +319,7 @@ def train_reader(sets: dict[str, CropSet], out_dir: Path, size: int, epochs: int
             total += loss.detach() * len(idx)
         log(f"corner reader epoch {epoch + 1}/{epochs}: loss {float(total) / len(x):.3f} "
             f"({time.time() - t0:.0f} s)")
-    net = net.eval().cpu()
+    net = net.eval().cpu().to(memory_format=torch.contiguous_format)
     path = out_dir / READER_FILE
     _export_reader(net, size, path)
     return [{"model": path.name, "output": head, "part": part, "classes": classes,
